@@ -1,0 +1,203 @@
+// Package apidoctest checks HTTP exchanges against the service's OpenAPI
+// document (package apidoc). Tests of other packages use it so that every
+// response they see is the one the document promises:
+//
+//	v := apidoctest.New(t)
+//	client := &http.Client{Transport: v.Transport(t, nil)}
+//	... drive the server ...
+//	if m := v.Missing(); len(m) > 0 { t.Logf("not exercised: %v", m) }
+//
+// Only tests import it.
+package apidoctest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/einvoice/einvoice/internal/apidoc"
+)
+
+// Validator checks HTTP exchanges against the document. It is safe for
+// concurrent use by parallel tests.
+type Validator struct {
+	router routers.Router
+	errors *openapi3.Schema // components.schemas.Error
+	ops    []string         // "METHOD /path/template" of every documented operation, sorted
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+var options = &openapi3filter.Options{
+	AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
+	IncludeResponseStatus: true,
+}
+
+// New loads the embedded document, validates it and builds its router. It
+// fails the test when the document is unusable.
+func New(t testing.TB) *Validator {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(apidoc.JSON())
+	if err != nil {
+		t.Fatalf("apidoctest: load openapi.json: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("apidoctest: openapi.json does not validate: %v", err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("apidoctest: router: %v", err)
+	}
+	errSchema := doc.Components.Schemas["Error"]
+	if errSchema == nil || errSchema.Value == nil {
+		t.Fatalf("apidoctest: openapi.json has no components.schemas.Error")
+	}
+	v := &Validator{router: router, errors: errSchema.Value, seen: map[string]bool{}}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			v.ops = append(v.ops, method+" "+path)
+		}
+	}
+	sort.Strings(v.ops)
+	return v
+}
+
+// Check validates one exchange: it finds the documented operation of req
+// (method and path; the host is ignored) and validates the response status,
+// headers, Content-Type and body against it. A request that matches no
+// documented operation (an unknown route, or a known path with a method it
+// does not have) must have been answered with an error status and a JSON body
+// of the Error schema. HEAD requests, which have no body, are not checked.
+// Failures are reported with t.Errorf.
+func (v *Validator) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
+	t.Helper()
+	if req.Method == http.MethodHead {
+		return
+	}
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		if !errors.Is(err, routers.ErrPathNotFound) && !errors.Is(err, routers.ErrMethodNotAllowed) {
+			t.Errorf("apidoctest: %s %s -> %d: finding the route: %v", req.Method, req.URL.Path, status, err)
+			return
+		}
+		if err := v.checkUndocumented(status, header, body); err != nil {
+			t.Errorf("apidoctest: %s %s -> %d (not a documented operation): %v", req.Method, req.URL.Path, status, err)
+		}
+		return
+	}
+	v.mu.Lock()
+	v.seen[req.Method+" "+route.Path] = true
+	v.mu.Unlock()
+
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route, Options: options,
+		},
+		Status:  status,
+		Header:  header,
+		Options: options,
+	}
+	in.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(req.Context(), in); err != nil {
+		t.Errorf("apidoctest: %s %s (%s %s) -> %d: %v\nbody: %s", req.Method, req.URL.Path, req.Method, route.Path, status, err, excerpt(body))
+	}
+}
+
+// checkUndocumented accepts an error status with a JSON Error body.
+func (v *Validator) checkUndocumented(status int, header http.Header, body []byte) error {
+	if status < 400 {
+		return fmt.Errorf("status %d: the operation is not in the OpenAPI document", status)
+	}
+	ct := header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return fmt.Errorf("Content-Type %q, want an application/json Error body: %s", ct, excerpt(body))
+	}
+	var value any
+	if err := json.Unmarshal(body, &value); err != nil {
+		return fmt.Errorf("body is not JSON: %v: %s", err, excerpt(body))
+	}
+	if err := v.errors.VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse()); err != nil {
+		return fmt.Errorf("body does not match the Error schema: %v\nbody: %s", err, excerpt(body))
+	}
+	return nil
+}
+
+func excerpt(body []byte) string {
+	const max = 600
+	if len(body) > max {
+		return string(body[:max]) + "..."
+	}
+	return string(body)
+}
+
+// Transport wraps next (http.DefaultTransport when nil) so that every
+// response a test client receives is checked with Check. The body is read
+// whole and restored, so the caller reads it as usual.
+func (v *Validator) Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &transport{v: v, t: t, next: next}
+}
+
+type transport struct {
+	v    *Validator
+	t    testing.TB
+	next http.RoundTripper
+}
+
+func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := tr.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("apidoctest: reading the response body: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	tr.v.Check(tr.t, req, resp.StatusCode, resp.Header, body)
+	return resp, nil
+}
+
+// Seen returns "METHOD /path/template" of every documented operation checked
+// so far, sorted.
+func (v *Validator) Seen() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]string, 0, len(v.seen))
+	for op := range v.seen {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Missing returns "METHOD /path/template" of every documented operation that
+// no checked exchange exercised, sorted.
+func (v *Validator) Missing() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []string
+	for _, op := range v.ops {
+		if !v.seen[op] {
+			out = append(out, op)
+		}
+	}
+	return out
+}

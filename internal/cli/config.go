@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/sqlstore"
+)
+
+// Config is the whole configuration of a command, filled once from flags
+// and EINVOICE_* variables (a flag wins over its variable, which wins over
+// the default), validated once and passed down.
+type Config struct {
+	DatabaseURL     string
+	SecretKey       string
+	Addr            string
+	RateLimit       int
+	RateWindow      time.Duration
+	LogFormat       string
+	LogLevel        slog.Level
+	ShutdownTimeout time.Duration
+}
+
+// envDefaults reads the variables into a Config holding the defaults.
+func envDefaults(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
+		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
+	}
+	var errs []error
+	str := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	str("EINVOICE_DATABASE_URL", &c.DatabaseURL)
+	str("EINVOICE_SECRET_KEY", &c.SecretKey)
+	str("EINVOICE_ADDR", &c.Addr)
+	str("EINVOICE_LOG_FORMAT", &c.LogFormat)
+	if v := getenv("EINVOICE_RATE_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("EINVOICE_RATE_LIMIT=%q: want a whole number of requests per window", v))
+		}
+		c.RateLimit = n
+	}
+	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow, "EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout} {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want a Go duration such as 60s", name, v))
+			}
+			*dst = d
+		}
+	}
+	if v := getenv("EINVOICE_LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			errs = append(errs, fmt.Errorf("EINVOICE_LOG_LEVEL=%q: want debug, info, warn or error", v))
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// dbFlag adds --db to fs.
+func (c *Config) dbFlag(fs *flag.FlagSet) {
+	fs.StringVar(&c.DatabaseURL, "db", c.DatabaseURL, "database: a SQLite file path, or a postgres:// URL (env EINVOICE_DATABASE_URL)")
+}
+
+// serveFlags adds the flags of serve to fs.
+func (c *Config) serveFlags(fs *flag.FlagSet) {
+	c.dbFlag(fs)
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (env EINVOICE_ADDR)")
+	fs.IntVar(&c.RateLimit, "rate-limit", c.RateLimit, "requests per API key per window (env EINVOICE_RATE_LIMIT)")
+	fs.DurationVar(&c.RateWindow, "rate-window", c.RateWindow, "length of a rate-limit window (env EINVOICE_RATE_WINDOW)")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
+	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
+}
+
+// validate checks the configuration once, with errors that say how to fix it.
+func (c *Config) validate() error {
+	var errs []error
+	if strings.TrimSpace(c.DatabaseURL) == "" {
+		errs = append(errs, errors.New("the database is empty: pass --db FILE or --db postgres://..."))
+	}
+	if c.RateLimit < 1 {
+		errs = append(errs, fmt.Errorf("rate limit %d: want at least 1 request per window", c.RateLimit))
+	}
+	if c.RateWindow < time.Second {
+		errs = append(errs, fmt.Errorf("rate window %s: want at least 1s", c.RateWindow))
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))
+	}
+	if sqlstore.EngineOf(c.DatabaseURL) == sqlstore.Postgres && c.SecretKey == "" {
+		errs = append(errs, errors.New("EINVOICE_SECRET_KEY is required with PostgreSQL (every replica must share it): generate one with `head -c 32 /dev/urandom | base64`"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/httpapi"
+	"github.com/einvoice/einvoice/internal/ratelimit"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+)
+
+// serve runs the service until ctx is done, then drains in-flight requests.
+func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cfg.serveFlags(fs)
+	if err := m.parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	logger := newLogger(m, cfg)
+	started := time.Now()
+	store, err := openStore(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc := newService(store)
+
+	if t, key, err := svc.Bootstrap(ctx); err != nil {
+		return err
+	} else if key != "" {
+		m.printDemoKey(t, key, cfg.Addr)
+	}
+
+	var limiter einvoice.RateLimiter = ratelimit.NewMemory(cfg.RateLimit, cfg.RateWindow)
+	if store.Engine() == sqlstore.Postgres {
+		limiter = sqlstore.NewRateLimiter(store, cfg.RateLimit, cfg.RateWindow)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler := httpapi.New(httpapi.Options{Service: svc, Limiter: limiter, Logger: logger, Registry: reg})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
+		"startup_ms", time.Since(started).Milliseconds())
+	if m.Ready != nil {
+		m.Ready <- ln.Addr().String()
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func newLogger(m *Main, cfg Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(m.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(m.Stderr, opts))
+}
+
+// printDemoKey shows the demo tenant's key, once, with a line to try it.
+func (m *Main) printDemoKey(t *einvoice.Tenant, key, addr string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = "localhost", "8080"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	base := "http://" + net.JoinHostPort(host, port)
+	fmt.Fprintf(m.Stdout, `
+einvoice: this is a new database. Created the demo tenant %q (id %s)
+on the built-in tax-authority sandbox, with a read-write API key, shown only this once:
+
+    %s
+
+Try it:
+
+    curl -s -H 'Authorization: Bearer %s' %s/api/v1/profile
+
+`, t.Profile.Name, t.ID, key, key, base)
+}

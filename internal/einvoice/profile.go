@@ -1,0 +1,74 @@
+package einvoice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// AuthorityUpdate is the authority part of a PUT /profile. Nil pointers and
+// blank secrets keep their stored values.
+type AuthorityUpdate struct {
+	Environment    string
+	Mode           string
+	OnBehalfOf     string
+	ClientID       string
+	ClientSecret   string
+	CertificatePEM string
+	PrivateKeyPEM  string
+	PKCS12         []byte
+	PKCS12Password string
+}
+
+// GetTenant returns the tenant.
+func (s *Service) GetTenant(ctx context.Context, id string) (*Tenant, error) {
+	t, err := s.Store.GetTenant(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "No tenant with id %q.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get tenant: %w", err)
+	}
+	return t, nil
+}
+
+// UpdateProfile replaces the tenant's supplier details with p and, when au
+// is not nil, its authority settings; blank secrets keep their stored
+// values.
+func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p Profile, au *AuthorityUpdate) (*Tenant, error) {
+	t, err := s.GetTenant(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	t.Profile = p
+	if au != nil {
+		a := &t.Authority
+		a.Environment, a.Mode, a.OnBehalfOf, a.ClientID = au.Environment, au.Mode, au.OnBehalfOf, au.ClientID
+		if a.Mode != ModeIntermediary {
+			a.OnBehalfOf = ""
+		}
+		if au.ClientSecret != "" {
+			a.ClientSecret = au.ClientSecret
+		}
+		if au.CertificatePEM != "" {
+			a.CertificatePEM = au.CertificatePEM
+		}
+		if au.PrivateKeyPEM != "" {
+			a.PrivateKeyPEM = au.PrivateKeyPEM
+		}
+		if len(au.PKCS12) > 0 {
+			a.PKCS12 = au.PKCS12
+		}
+		if au.PKCS12Password != "" {
+			a.PKCS12Password = au.PKCS12Password
+		}
+	}
+	if err := ValidateProfileInput(&t.Profile, &t.Authority).Err(); err != nil {
+		return nil, err
+	}
+	t.UpdatedAt = s.now()
+	if err := s.Store.UpdateTenant(ctx, t); err != nil {
+		return nil, fmt.Errorf("update profile: %w", err)
+	}
+	return t, nil
+}

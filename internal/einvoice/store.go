@@ -1,0 +1,81 @@
+package einvoice
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything the service keeps. The sqlstore package implements it
+// on SQLite and on PostgreSQL; one conformance suite tests both.
+type Store interface {
+	TenantStore
+	APIKeyStore
+	PartyStore
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// TenantStore keeps tenants. Secrets of Authority are encrypted at rest.
+type TenantStore interface {
+	// CreateTenant inserts t (its ID set by the caller).
+	CreateTenant(ctx context.Context, t *Tenant) error
+	// GetTenant returns the tenant, or ErrNotFound.
+	GetTenant(ctx context.Context, id string) (*Tenant, error)
+	// ListTenants returns every tenant, oldest first.
+	ListTenants(ctx context.Context) ([]*Tenant, error)
+	// UpdateTenant replaces the profile and authority settings of t, or
+	// returns ErrNotFound.
+	UpdateTenant(ctx context.Context, t *Tenant) error
+	// Bootstrap creates t and k in one transaction if, and only if, no
+	// bootstrap has happened on this database before (so that one of several
+	// replicas starting together creates the demo tenant). It reports
+	// whether it created them.
+	Bootstrap(ctx context.Context, t *Tenant, k *APIKey) (bool, error)
+}
+
+// APIKeyStore keeps API keys (their hashes).
+type APIKeyStore interface {
+	// CreateAPIKey inserts k; ErrNotFound when its tenant does not exist.
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	// APIKeyByHash returns the key with that hash, revoked or not, or ErrNotFound.
+	APIKeyByHash(ctx context.Context, hash []byte) (*APIKey, error)
+	// ListAPIKeys returns the keys of a tenant, oldest first.
+	ListAPIKeys(ctx context.Context, tenantID string) ([]*APIKey, error)
+	// RevokeAPIKey marks the key revoked at the given time (keeping an
+	// earlier revocation), or returns ErrNotFound.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+}
+
+// PartyStore keeps buyers and on-behalf sellers, always scoped to a tenant:
+// another tenant's id is ErrNotFound.
+type PartyStore interface {
+	// CreateParty inserts p (ID, TenantID, Kind and timestamps set).
+	CreateParty(ctx context.Context, p *Party) error
+	// GetParty returns the party, or ErrNotFound.
+	GetParty(ctx context.Context, tenantID string, kind PartyKind, id string) (*Party, error)
+	// UpdateParty replaces every writable field of p, or returns ErrNotFound.
+	UpdateParty(ctx context.Context, p *Party) error
+	// DeleteParty removes the party; ErrNotFound, or ErrInUse while
+	// documents reference it.
+	DeleteParty(ctx context.Context, tenantID string, kind PartyKind, id string) error
+	// ListParties returns one page, newest first (ties by id).
+	ListParties(ctx context.Context, tenantID string, kind PartyKind, f PartyFilter) (Page[*Party], error)
+}
+
+// RateLimiter counts requests per API key in fixed windows opened by a
+// key's first request after the previous window closed.
+type RateLimiter interface {
+	// Allow counts one request of the key at now and returns the decision.
+	Allow(ctx context.Context, keyID string, now time.Time) (RateDecision, error)
+}
+
+// RateDecision is the outcome of one counted request.
+type RateDecision struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	// Reset is when the current window closes.
+	Reset time.Time
+}

@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// ServeHTTP gives every request an id, recovers panics, answers unknown
+// routes and methods in our JSON shape, and records logs and metrics.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := r.Header.Get("X-Request-Id")
+	if !saneRequestID.MatchString(id) {
+		id = uuid.NewString()
+	}
+	h := w.Header()
+	h.Set("X-Request-Id", id)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	rec := &statusRecorder{ResponseWriter: w}
+
+	handler, pattern := s.mux.Handler(r)
+	route := pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.ErrorContext(r.Context(), "panic", "request_id", id, "route", route, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if !rec.wrote {
+				writeError(rec, r, s.logger, fmt.Errorf("panic: %v", v))
+			}
+		}
+		elapsed := time.Since(start)
+		s.metrics.observe(r.Method, route, rec.status, elapsed)
+		s.logger.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", route,
+			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000, "bytes", rec.bytes)
+	}()
+	if pattern == "" {
+		s.unmatched(rec, r, handler)
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// unmatched answers a request no route pattern matched: the mux's own
+// answer tells a wrong method (405, with Allow) or a redirect to the clean
+// path from an unknown path (404).
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	probe := &probeWriter{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	switch {
+	case probe.status == http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
+			"%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, probe.header.Get("Allow")))
+	case probe.status >= 300 && probe.status < 400 && probe.header.Get("Location") != "":
+		w.Header().Set("Location", probe.header.Get("Location"))
+		w.WriteHeader(probe.status)
+	default:
+		writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
+	}
+}
+
+// probeWriter records what the mux's fallback handler would answer.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.header }
+func (p *probeWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (p *probeWriter) WriteHeader(status int) { p.status = status }
+
+// statusRecorder remembers the status and size of a response.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.status, s.wrote = http.StatusOK, true
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// authorize runs an API handler after checking, in order: that the client
+// accepts JSON, the key (401), the key's rate limit (429), and its
+// permission (403).
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bool, h apiFunc) error {
+	if !acceptsJSON(r.Header.Get("Accept")) {
+		return einvoice.Errorf(einvoice.CodeNotAcceptable, "This endpoint answers application/json only.")
+	}
+	k, err := s.svc.Authenticate(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d, err := s.limiter.Allow(r.Context(), k.ID, now)
+	if err != nil {
+		// Fail open: a limiter that cannot count must not stop the service.
+		s.logger.WarnContext(r.Context(), "rate limiter failed", "request_id", requestID(r.Context()), "error", err)
+	} else {
+		hdr := w.Header()
+		hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		hdr.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		hdr.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+		if !d.Allowed {
+			wait := int(math.Ceil(d.Reset.Sub(now).Seconds()))
+			wait = max(wait, 1)
+			hdr.Set("Retry-After", strconv.Itoa(wait))
+			return einvoice.Errorf(einvoice.CodeRateLimitExceeded, "Too many requests. Please try again in %d seconds.", wait)
+		}
+	}
+	if needsWrite && !k.Permission.CanWrite() {
+		return einvoice.Errorf(einvoice.CodeForbidden, "This API key is read-only.")
+	}
+	return h(w, r, k)
+}
+
+// acceptsJSON reports whether an Accept header allows application/json.
+func acceptsJSON(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		if q, err := strconv.ParseFloat(params["q"], 64); err == nil && q == 0 {
+			continue
+		}
+		if mt == "*/*" || mt == "application/*" || mt == "application/json" {
+			return true
+		}
+	}
+	return false
+}
+
+// pageRequest reads page and per_page from the query: per_page defaults to
+// 15 and is capped at 100; a non-positive or non-integer value, or a page
+// below 1, is a 422.
+func pageRequest(r *http.Request) (einvoice.PageRequest, error) {
+	q := r.URL.Query()
+	p := einvoice.PageRequest{Page: 1, PerPage: einvoice.DefaultPerPage}
+	f := einvoice.FieldErrors{}
+	if v := q.Get("per_page"); q.Has("per_page") {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil && !isBigInt(v):
+			f.Add("per_page", "must be a positive integer")
+		case err != nil || n > einvoice.MaxPerPage:
+			p.PerPage = einvoice.MaxPerPage
+		case n < 1:
+			f.Add("per_page", "must be a positive integer")
+		default:
+			p.PerPage = n
+		}
+	}
+	if v := q.Get("page"); q.Has("page") {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil && isBigInt(v):
+			p.Page = math.MaxInt32 // far past the last page: an empty page
+		case err != nil || n < 1:
+			f.Add("page", "must be an integer of at least 1")
+		default:
+			p.Page = min(n, math.MaxInt32)
+		}
+	}
+	return p, f.Err()
+}
+
+// isBigInt reports whether s is a positive integer too large for an int.
+func isBigInt(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.Atoi(s)
+	return errors.Is(err, strconv.ErrRange)
+}

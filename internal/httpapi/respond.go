@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// statusOf is the one table from error code to HTTP status.
+var statusOf = map[einvoice.Code]int{
+	einvoice.CodeMalformedJSON:        http.StatusBadRequest,
+	einvoice.CodeUnauthorized:         http.StatusUnauthorized,
+	einvoice.CodeForbidden:            http.StatusForbidden,
+	einvoice.CodeNotFound:             http.StatusNotFound,
+	einvoice.CodeDocumentNotFound:     http.StatusNotFound,
+	einvoice.CodeBuyerNotFound:        http.StatusNotFound,
+	einvoice.CodeSellerNotFound:       http.StatusNotFound,
+	einvoice.CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	einvoice.CodeNotAcceptable:        http.StatusNotAcceptable,
+	einvoice.CodeDocumentNotDraft:     http.StatusConflict,
+	einvoice.CodeDocumentSubmitted:    http.StatusConflict,
+	einvoice.CodeDuplicateSerial:      http.StatusConflict,
+	einvoice.CodeBuyerInUse:           http.StatusConflict,
+	einvoice.CodeDocumentNotValid:     http.StatusConflict,
+	einvoice.CodeCancelWindowClosed:   http.StatusConflict,
+	einvoice.CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	einvoice.CodeUnsupportedMedia:     http.StatusUnsupportedMediaType,
+	einvoice.CodeValidationFailed:     http.StatusUnprocessableEntity,
+	einvoice.CodeDocumentNotReady:     http.StatusUnprocessableEntity,
+	einvoice.CodeAuthorityRejected:    http.StatusUnprocessableEntity,
+	einvoice.CodeRateLimitExceeded:    http.StatusTooManyRequests,
+	einvoice.CodeAuthorityUnavailable: http.StatusServiceUnavailable,
+	einvoice.CodeInternal:             http.StatusInternalServerError,
+}
+
+// envelope is the success body.
+type envelope struct {
+	Success bool  `json:"success"`
+	Data    any   `json:"data"`
+	Meta    *meta `json:"meta,omitempty"`
+}
+
+// meta describes one page of a list.
+type meta struct {
+	Page     int `json:"page"`
+	PerPage  int `json:"per_page"`
+	Total    int `json:"total"`
+	LastPage int `json:"last_page"`
+}
+
+// errorBody is the error body of every failure.
+type errorBody struct {
+	Success   bool                 `json:"success"`
+	Message   string               `json:"message"`
+	ErrorCode einvoice.Code        `json:"error_code"`
+	Errors    einvoice.FieldErrors `json:"errors,omitempty"`
+}
+
+// writeJSON writes v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil { // only our own types are written: a bug
+		status = http.StatusInternalServerError
+		body = []byte(`{"success":false,"message":"Internal server error.","error_code":"INTERNAL_ERROR"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// ok writes a success envelope.
+func ok(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, envelope{Success: true, Data: data})
+}
+
+// okPage writes a list envelope.
+func okPage[T any](w http.ResponseWriter, p einvoice.Page[T], data any) {
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: data, Meta: &meta{
+		Page: p.Page, PerPage: p.PerPage, Total: p.Total, LastPage: p.LastPage(),
+	}})
+}
+
+// writeError writes err as an error body. An error without a Code is a bug:
+// it is logged with the request id, and the client gets a 500 that names
+// the request id and nothing else.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	var e *einvoice.Error
+	if !errors.As(err, &e) || statusOf[e.Code] == 0 || e.Code == einvoice.CodeInternal {
+		id := requestID(r.Context())
+		logger.ErrorContext(r.Context(), "internal error", "request_id", id, "route", r.Pattern, "error", err)
+		writeJSON(w, http.StatusInternalServerError, errorBody{
+			Message:   fmt.Sprintf("Internal server error. Quote request id %s when reporting it.", id),
+			ErrorCode: einvoice.CodeInternal,
+		})
+		return
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(statusOf[e.Code]) + "."
+	}
+	writeJSON(w, statusOf[e.Code], errorBody{Message: msg, ErrorCode: e.Code, Errors: e.Fields})
+}

@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/refdata"
+)
+
+// Permissions of API routes.
+const (
+	read  = false
+	write = true
+)
+
+// routes registers every route of the service.
+func (s *Server) routes() {
+	// Operations, without authentication.
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.Handle("GET /metrics", s.metricsHandler())
+	s.mux.HandleFunc("GET /openapi.json", s.openapi)
+	s.mux.HandleFunc("GET /docs", s.docs)
+
+	// Tenant profile.
+	s.api("GET /api/v1/profile", read, s.getProfile)
+	s.api("PUT /api/v1/profile", write, s.putProfile)
+
+	// Buyers and on-behalf sellers.
+	for _, p := range []struct {
+		kind einvoice.PartyKind
+		path string
+	}{{einvoice.KindBuyer, "/api/v1/buyers"}, {einvoice.KindSeller, "/api/v1/on-behalf-sellers"}} {
+		s.api("GET "+p.path, read, s.listParties(p.kind))
+		s.api("POST "+p.path, write, s.createParty(p.kind))
+		s.api("GET "+p.path+"/{id}", read, s.getParty(p.kind))
+		s.api("PUT "+p.path+"/{id}", write, s.updateParty(p.kind))
+		s.api("DELETE "+p.path+"/{id}", write, s.deleteParty(p.kind))
+	}
+
+	// Reference data: states, countries, classifications, unit-types,
+	// tax-types, currencies, payment-modes, id-types.
+	for _, name := range refdata.Endpoints() {
+		list, _ := refdata.ByEndpoint(name)
+		s.api("GET /api/v1/"+name, read, s.referenceList(list))
+	}
+}
+
+// api registers an authenticated, rate-limited route.
+func (s *Server) api(pattern string, needsWrite bool, h apiFunc) {
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(w, r, needsWrite, h); err != nil {
+			writeError(w, r, s.logger, err)
+		}
+	}))
+}

@@ -1,0 +1,67 @@
+// Package httpapi is the HTTP adapter of the service: the routes of
+// /api/v1, the operations endpoints, authentication, the rate limit, and
+// the JSON envelope and errors of DECISIONS sections 1 and 2.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// Options are the dependencies of the handler.
+type Options struct {
+	Service *einvoice.Service
+	Limiter einvoice.RateLimiter
+	Logger  *slog.Logger
+	// Registry receives the HTTP metrics and is served at /metrics.
+	Registry *prometheus.Registry
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Server is the http.Handler of the service.
+type Server struct {
+	svc      *einvoice.Service
+	limiter  einvoice.RateLimiter
+	logger   *slog.Logger
+	registry *prometheus.Registry
+	metrics  *metrics
+	now      func() time.Time
+	mux      *http.ServeMux
+}
+
+// New returns the handler of every route.
+func New(o Options) *Server {
+	s := &Server{svc: o.Service, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.registry == nil {
+		s.registry = prometheus.NewRegistry()
+	}
+	s.metrics = newMetrics(s.registry)
+	s.routes()
+	return s
+}
+
+// apiFunc is the handler of an authenticated /api/v1 route. An error it
+// returns is written as the error body.
+type apiFunc func(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}

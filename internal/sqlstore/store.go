@@ -1,0 +1,252 @@
+// Package sqlstore implements einvoice.Store on SQLite (modernc.org/sqlite,
+// pure Go) and on PostgreSQL (pgx through database/sql). Both engines run
+// the same hand-written SQL with $N placeholders; the few differences (DDL
+// types, error codes, connection pools) live in the dialect and in the
+// per-engine migration folders.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Engine names a database engine.
+type Engine string
+
+// The engines.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+// Sealer encrypts secrets at rest. Seal and Open must be inverse; "" stays "".
+type Sealer interface {
+	Seal(plaintext []byte) (string, error)
+	Open(sealed string) ([]byte, error)
+}
+
+// Store is the einvoice.Store of one database.
+type Store struct {
+	engine Engine
+	// w takes writes; r takes reads. On SQLite, w has one connection (SQLite
+	// has one writer; queueing in Go beats SQLITE_BUSY) and r several; on
+	// PostgreSQL both are the same pool.
+	w, r    *sql.DB
+	secrets Sealer
+}
+
+var _ einvoice.Store = (*Store)(nil)
+
+// EngineOf tells the engine of a database URL: postgres:// or postgresql://
+// is PostgreSQL, anything else a SQLite file path (or file: URI).
+func EngineOf(dsn string) Engine {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return Postgres
+	}
+	return SQLite
+}
+
+// Open connects to the database at dsn. It does not migrate: call Migrate.
+func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
+	s := &Store{engine: EngineOf(dsn), secrets: secrets}
+	var err error
+	switch s.engine {
+	case Postgres:
+		s.w, err = sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		s.w.SetMaxOpenConns(20)
+		s.w.SetMaxIdleConns(20)
+		s.w.SetConnMaxIdleTime(5 * time.Minute)
+		s.r = s.w
+	default:
+		path := strings.TrimPrefix(dsn, "file:")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if s.w, err = sql.Open("sqlite", sqliteDSN(path, true)); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		s.w.SetMaxOpenConns(1)
+		s.w.SetConnMaxIdleTime(0)
+		if s.r, err = sql.Open("sqlite", sqliteDSN(path, false)); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		s.r.SetMaxOpenConns(8)
+		s.r.SetMaxIdleConns(8)
+	}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", s.engine, err)
+	}
+	return s, nil
+}
+
+// sqliteDSN sets the pragmas on every pooled connection: WAL, full sync (a
+// committed invoice survives a power cut), a busy timeout and foreign keys.
+// Writes take the lock at BEGIN (immediate) so that transactions never fail
+// on lock upgrade.
+func sqliteDSN(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if writer {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
+}
+
+// Engine returns the engine of the store.
+func (s *Store) Engine() Engine { return s.engine }
+
+// DB returns the pool for writes (for adapters that keep their own tables in
+// the same database, such as the database rate limiter).
+func (s *Store) DB() *sql.DB { return s.w }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.w.PingContext(ctx); err != nil {
+		return err
+	}
+	return s.r.PingContext(ctx)
+}
+
+// Close closes the pools.
+func (s *Store) Close() error {
+	var err error
+	if s.w != nil {
+		err = s.w.Close()
+	}
+	if s.r != nil && s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}
+
+// Migrate applies the pending migrations of the engine. On PostgreSQL it
+// holds a session lock so that replicas starting together migrate once.
+func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.engine))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	dialect := goose.DialectSQLite3
+	if s.engine == Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.w, sub, opts...)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", s.engine, err)
+	}
+	for _, r := range results {
+		if logger != nil {
+			logger.Info("migration applied", "engine", s.engine, "version", r.Source.Version, "duration", r.Duration)
+		}
+	}
+	return nil
+}
+
+// tx runs fn in a transaction on the write pool, retrying PostgreSQL
+// serialization failures a few times.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.tx1(ctx, fn)
+		var pg *pgconn.PgError
+		if attempt < 3 && errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01") {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Store) tx1(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// classify turns engine-specific constraint errors into the domain's.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "23505":
+			return fmt.Errorf("%w: %s", einvoice.ErrConflict, pg.ConstraintName)
+		case "23503":
+			return fmt.Errorf("%w: %s", errForeignKey, pg.ConstraintName)
+		}
+		return err
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		switch lite.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %s", einvoice.ErrConflict, lite.Error())
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("%w: %s", errForeignKey, lite.Error())
+		}
+	}
+	return err
+}
+
+var errForeignKey = errors.New("foreign key violation")
+
+// micros and fromMicros convert times to and from the stored unix microseconds.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: micros(*t), Valid: true}
+}

@@ -1,0 +1,72 @@
+// Package testdb gives tests real databases: a SQLite file in a temporary
+// folder, and a fresh PostgreSQL database on the server named by
+// EINVOICE_TEST_POSTGRES_URL (skipped with a message when it is unset; a
+// failure when it is set but unreachable).
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+)
+
+// EnvPostgres names the variable holding the PostgreSQL server URL for tests.
+const EnvPostgres = "EINVOICE_TEST_POSTGRES_URL"
+
+// SQLite returns the path of a new SQLite file, removed after the test.
+func SQLite(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "einvoice.db")
+}
+
+// Postgres returns the URL of a new, empty database on the test server,
+// dropped after the test.
+func Postgres(t testing.TB, getenv func(string) string) string {
+	t.Helper()
+	base := getenv(EnvPostgres)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run them", EnvPostgres)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", EnvPostgres, base, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("open %s: %v", EnvPostgres, err)
+	}
+	defer admin.Close()
+	if err := admin.PingContext(ctx); err != nil {
+		t.Fatalf("%s is set but the server is unreachable: %v", EnvPostgres, err)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "einvoice_test_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Errorf("drop test database: %v", err)
+			return
+		}
+		defer admin.Close()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
