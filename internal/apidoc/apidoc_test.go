@@ -30,9 +30,11 @@ func TestDocumentValidates(t *testing.T) {
 	}
 }
 
-// TestSecurity checks that every /api/v1 operation needs the bearer key and
-// that the operational endpoints need none.
-func TestSecurity(t *testing.T) {
+// TestOperations checks what every operation shares: /api/v1 operations
+// need the bearer key and document 401, 429 and 500, the operational
+// endpoints need no key, every response carries X-Request-Id, and each
+// operation has one success response.
+func TestOperations(t *testing.T) {
 	doc := load(t)
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -52,6 +54,21 @@ func TestSecurity(t *testing.T) {
 					t.Errorf("%s %s: response %s documented = %v, want %v", method, path, code, got, want)
 				}
 			}
+			successes := 0
+			for code, resp := range op.Responses.Map() {
+				if resp.Value.Headers["X-Request-Id"] == nil {
+					t.Errorf("%s %s: response %s does not declare X-Request-Id", method, path, code)
+				}
+				if len(resp.Value.Content) == 0 {
+					t.Errorf("%s %s: response %s has no content", method, path, code)
+				}
+				if strings.HasPrefix(code, "2") {
+					successes++
+				}
+			}
+			if successes != 1 {
+				t.Errorf("%s %s: %d success responses, want 1", method, path, successes)
+			}
 		}
 	}
 }
@@ -61,7 +78,7 @@ func TestHTML(t *testing.T) {
 	if !strings.HasPrefix(page, "<!DOCTYPE html>") || strings.Contains(page, "cannot be rendered") {
 		t.Fatalf("HTML() is not the rendered page: %.300s", page)
 	}
-	for _, external := range []string{"<script", "<link", "src=", "http://", "https://"} {
+	for _, external := range []string{"<script", "<link", " src=", "url(", "@import"} {
 		if strings.Contains(page, external) {
 			t.Errorf("HTML() contains %q: the page must be self-contained", external)
 		}

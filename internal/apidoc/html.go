@@ -84,7 +84,6 @@ type response struct {
 }
 
 type header struct {
-	Ref         string  `json:"$ref"`
 	Description string  `json:"description"`
 	Schema      *schema `json:"schema"`
 }
@@ -99,7 +98,6 @@ type schema struct {
 	Ref                  string            `json:"$ref"`
 	Type                 json.RawMessage   `json:"type"`
 	Format               string            `json:"format"`
-	Title                string            `json:"title"`
 	Description          string            `json:"description"`
 	Properties           ordered[*schema]  `json:"properties"`
 	Required             []string          `json:"required"`

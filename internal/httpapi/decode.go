@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -168,7 +167,7 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 		}
 	case reflect.Interface:
 	default:
-		s.types.Add(path, fmt.Sprintf("cannot be decoded (%s)", t.Kind()))
+		s.types.Add(path, "cannot be decoded (%s)", t.Kind())
 	}
 }
 

@@ -1,0 +1,233 @@
+// Command bench is a bounded load driver for the einvoice API.
+//
+// It runs each named scenario with -c concurrent workers until -n requests
+// or -duration have passed, whichever comes first, after an uncounted
+// warm-up, and prints throughput, latency percentiles and the server's
+// peak resident memory (sampled from its /metrics every 250 ms). It only
+// talks to a loopback address.
+//
+//	go run ./bench -key eik_... -scenario buyers-create,buyers-get -c 16 -n 20000
+//
+// With -wait-ready it instead polls /readyz every 5 ms and prints the
+// milliseconds from -started-at to the first 200 (bench/run.sh uses it to
+// time the server's startup).
+//
+// The exit status is 1 if any measured request failed, 2 on bad usage.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command-line flags.
+type options struct {
+	url, key, keysFile, scenarios string
+	c, n, warmup                  int
+	duration                      time.Duration
+	json                          bool
+	waitReady                     bool
+	startedAt                     int64
+	readyTimeout                  time.Duration
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "server URL (loopback only)")
+	fs.StringVar(&o.key, "key", "", "API key")
+	fs.StringVar(&o.keysFile, "keys-file", "", "file of API keys, one a line; requests are spread round-robin over them")
+	fs.StringVar(&o.scenarios, "scenario", "buyers-create,buyers-get,buyers-list,states", "comma list of: buyers-create, buyers-get, buyers-list, states")
+	fs.IntVar(&o.c, "c", 16, "concurrent workers")
+	fs.IntVar(&o.n, "n", 20000, "max requests per scenario")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "max time per scenario")
+	fs.IntVar(&o.warmup, "warmup", 300, "uncounted warm-up requests before each scenario")
+	fs.BoolVar(&o.json, "json", false, "print results as JSON")
+	fs.BoolVar(&o.waitReady, "wait-ready", false, "only poll /readyz every 5 ms and print the ms since -started-at to the first 200")
+	fs.Int64Var(&o.startedAt, "started-at", 0, "with -wait-ready: when the server process started, in Unix nanoseconds (default now)")
+	fs.DurationVar(&o.readyTimeout, "ready-timeout", 30*time.Second, "with -wait-ready: give up after this long")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	base, err := loopbackURL(o.url)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
+	}
+	if o.waitReady {
+		return waitReady(base, o, stdout, stderr)
+	}
+	b, list, err := setup(base, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
+	}
+
+	var results []Result
+	failed := false
+	for _, sc := range list {
+		fmt.Fprintf(stderr, "bench: %s: c=%d n=%d duration=%s warmup=%d\n", sc.name, o.c, o.n, o.duration, o.warmup)
+		r, err := b.run(sc, int64(o.n), o.duration)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %s: %v\n", sc.name, err)
+			return 1
+		}
+		for _, e := range r.ErrorSamples {
+			fmt.Fprintf(stderr, "bench: %s: error: %s\n", sc.name, e)
+		}
+		failed = failed || r.Errors > 0
+		results = append(results, r)
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			URL         string   `json:"url"`
+			Concurrency int      `json:"concurrency"`
+			Keys        int      `json:"keys"`
+			Results     []Result `json:"results"`
+		}{base, o.c, len(b.keys), results})
+	} else {
+		printTable(stdout, results)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// loopbackURL checks that raw is an http URL of a loopback host and returns
+// it without a trailing slash.
+func loopbackURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("-url %q: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("-url %q: want http://127.0.0.1:PORT", raw)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "", fmt.Errorf("-url %q: refusing a host that is not loopback (use 127.0.0.1, ::1 or localhost)", raw)
+	}
+	return strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/"), nil
+}
+
+// setup reads the keys, resolves the scenarios and builds the shared client.
+func setup(base string, o options) (*bench, []scenario, error) {
+	if o.c < 1 || o.n < 1 || o.duration <= 0 || o.warmup < 0 {
+		return nil, nil, errors.New("want -c >= 1, -n >= 1, -duration > 0, -warmup >= 0")
+	}
+	var keys []string
+	if o.key != "" {
+		keys = append(keys, o.key)
+	}
+	if o.keysFile != "" {
+		more, err := readKeys(o.keysFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, more...)
+	}
+	if len(keys) == 0 {
+		return nil, nil, errors.New("pass -key or -keys-file")
+	}
+	var list []scenario
+	for name := range strings.SplitSeq(o.scenarios, ",") {
+		sc, ok := scenarios[strings.TrimSpace(name)]
+		if !ok {
+			return nil, nil, fmt.Errorf("unknown scenario %q", name)
+		}
+		list = append(list, sc)
+	}
+	return &bench{client: newClient(o.c), base: base, keys: keys, c: o.c, warmup: o.warmup}, list, nil
+}
+
+// newClient returns the one client of the run: keep-alive connections for
+// every worker (and one for the metrics sampler), no proxy, no redirects.
+func newClient(c int) *http.Client {
+	return &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        c + 1,
+			MaxIdleConnsPerHost: c + 1,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// readKeys reads one key a line, skipping blank lines and # comments.
+func readKeys(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var keys []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k := strings.TrimSpace(sc.Text()); k != "" && !strings.HasPrefix(k, "#") {
+			keys = append(keys, k)
+		}
+	}
+	return keys, sc.Err()
+}
+
+// waitReady polls /readyz every 5 ms and prints the whole milliseconds from
+// o.startedAt to the first 200.
+func waitReady(base string, o options, stdout, stderr io.Writer) int {
+	start := time.Now()
+	if o.startedAt != 0 {
+		start = time.Unix(0, o.startedAt)
+	}
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	for time.Since(start) < o.readyTimeout {
+		resp, err := client.Get(base + "/readyz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				fmt.Fprintf(stdout, "%d\n", time.Since(start).Milliseconds())
+				return 0
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	fmt.Fprintf(stderr, "bench: %s/readyz not ready after %s\n", base, o.readyTimeout)
+	return 1
+}
+
+// printTable prints results as an aligned text table.
+func printTable(w io.Writer, results []Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\trequests\terrors\tduration s\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\tpeak RSS MB\tserver CPU %\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t\n", r.Scenario, r.Requests, r.Errors,
+			r.DurationMS/1000, r.Throughput, r.P50MS, r.P95MS, r.P99MS, r.MaxMS, r.PeakRSSMB, r.ServerCPUPct)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,424 @@
+package cli
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestWalkthrough follows the README: the printed demo key, the profile, and
+// a buyer created, read, changed, found, and deleted.
+func TestWalkthrough(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		if svc.DemoKey == "" {
+			t.Fatalf("serve printed no demo key")
+		}
+		c := svc.client(t, svc.DemoKey)
+
+		prof := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
+		if prof["isReady"] != true || prof["name"] != "Demo Trading Sdn. Bhd." {
+			t.Errorf("demo profile = %v, want a ready Demo Trading profile", prof)
+		}
+		auth, _ := prof["authority"].(map[string]any)
+		if auth["environment"] != "sandbox" || auth["hasClientSecret"] != true || strings.Contains(string(c.do("GET", "/api/v1/profile", nil).Raw), "clientSecret\"") {
+			t.Errorf("authority = %v: want sandbox with a hidden client secret", auth)
+		}
+
+		created := c.do("POST", "/api/v1/buyers", validBuyer("Hebat Group Sdn. Bhd.")).want(t, 201, "")
+		b := created.data()
+		id := str(b["id"])
+		if b["isReady"] != true || b["idType"] != "BRN" || b["idValue"] != "201901234567" || b["isDraft"] != false {
+			t.Errorf("created buyer = %v", b)
+		}
+		if got := c.do("GET", "/api/v1/buyers/"+id, nil).want(t, 200, "").data(); got["name"] != "Hebat Group Sdn. Bhd." {
+			t.Errorf("GET buyer = %v", got)
+		}
+
+		// A PUT replaces every field: the e-mail omitted becomes empty; the
+		// response-only fields sent back are ignored.
+		upd := validBuyer("Hebat Group Berhad")
+		delete(upd["contact"].(map[string]any), "email")
+		upd["id"], upd["isReady"], upd["createdAt"] = "ignored", false, "2020-01-01T00:00:00Z"
+		got := c.do("PUT", "/api/v1/buyers/"+id, upd).want(t, 200, "").data()
+		if got["name"] != "Hebat Group Berhad" || got["contact"].(map[string]any)["email"] != "" || got["id"] != id || got["createdAt"] != b["createdAt"] {
+			t.Errorf("updated buyer = %v", got)
+		}
+
+		// A draft may be incomplete; it is never ready, and says why.
+		draft := c.do("POST", "/api/v1/buyers", map[string]any{"name": "Walk-in", "is_draft": true}).want(t, 201, "").data()
+		if draft["isReady"] != false || draft["readinessErrors"].(map[string]any)["tin"] == nil {
+			t.Errorf("draft buyer = %v, want not ready with a tin problem", draft)
+		}
+		// A complete buyer with a malformed TIN is stored, but not ready.
+		bad := validBuyer("Bad TIN")
+		bad["tin"] = "C0123"
+		if got := c.do("POST", "/api/v1/buyers", bad).want(t, 201, "").data(); got["isReady"] != false {
+			t.Errorf("buyer with a malformed TIN is ready: %v", got)
+		}
+
+		list := c.do("GET", "/api/v1/buyers?search=hebat", nil).want(t, 200, "")
+		items, _ := list.Body["data"].([]any)
+		meta, _ := list.Body["meta"].(map[string]any)
+		if len(items) != 1 || meta["total"] != float64(1) || meta["per_page"] != float64(15) || meta["last_page"] != float64(1) {
+			t.Errorf("search hebat = %d items, meta %v", len(items), meta)
+		}
+		all := c.do("GET", "/api/v1/buyers?per_page=2&page=1", nil).want(t, 200, "")
+		if items, _ := all.Body["data"].([]any); len(items) != 2 || items[0].(map[string]any)["name"] != "Bad TIN" {
+			t.Errorf("newest first: page 1 = %v", items)
+		}
+		if m := all.Body["meta"].(map[string]any); m["total"] != float64(3) || m["last_page"] != float64(2) {
+			t.Errorf("meta = %v, want total 3, last_page 2", m)
+		}
+		if m := c.do("GET", "/api/v1/buyers?per_page=500", nil).want(t, 200, "").Body["meta"].(map[string]any); m["per_page"] != float64(100) {
+			t.Errorf("per_page=500 gives per_page %v, want capped at 100", m["per_page"])
+		}
+
+		del := c.do("DELETE", "/api/v1/buyers/"+id, nil).want(t, 200, "").data()
+		if del["id"] != id || del["deleted"] != true {
+			t.Errorf("delete = %v", del)
+		}
+		c.do("GET", "/api/v1/buyers/"+id, nil).want(t, 404, "BUYER_NOT_FOUND")
+		c.do("DELETE", "/api/v1/buyers/"+id, nil).want(t, 404, "BUYER_NOT_FOUND")
+	})
+}
+
+// TestSellers covers the on-behalf seller endpoints and their own fields.
+func TestSellers(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		c := svc.client(t, svc.DemoKey)
+		body := validBuyer("Foreign Supplier Ltd")
+		body["tin"], body["id_type"], body["id_value"] = "EI00000000030", "PASSPORT", "K12345678"
+		body["address"] = map[string]any{"line1": "1 Orchard Road", "city": "Singapore", "state": "17", "countryCode": "SGP"}
+		s := c.do("POST", "/api/v1/on-behalf-sellers", body).want(t, 201, "").data()
+		if s["isReady"] != false || s["readinessErrors"].(map[string]any)["msicCode"] == nil {
+			t.Errorf("seller without MSIC = %v, want not ready for msicCode", s)
+		}
+		body["msicCode"], body["businessActivityDescription"], body["tourismTaxRegistrationNumber"] = "00000", "NOT APPLICABLE", "NA"
+		id := str(s["id"])
+		s = c.do("PUT", "/api/v1/on-behalf-sellers/"+id, body).want(t, 200, "").data()
+		if s["isReady"] != true || s["msicCode"] != "00000" {
+			t.Errorf("complete seller = %v, want ready", s)
+		}
+		// Buyers and sellers are separate: the seller's id is no buyer.
+		c.do("GET", "/api/v1/buyers/"+id, nil).want(t, 404, "BUYER_NOT_FOUND")
+		c.do("GET", "/api/v1/on-behalf-sellers/"+id, nil).want(t, 200, "")
+		// A buyer body has no seller fields.
+		c.do("POST", "/api/v1/buyers", body).want(t, 422, "VALIDATION_FAILED")
+		if items := c.do("GET", "/api/v1/on-behalf-sellers?search=foreign", nil).want(t, 200, "").Body["data"].([]any); len(items) != 1 {
+			t.Errorf("seller search = %d items, want 1", len(items))
+		}
+		c.do("DELETE", "/api/v1/on-behalf-sellers/"+id, nil).want(t, 200, "")
+		c.do("GET", "/api/v1/on-behalf-sellers/"+id, nil).want(t, 404, "SELLER_NOT_FOUND")
+	})
+}
+
+// TestBadInput sends every kind of bad request: each gets its JSON error,
+// with the field at fault, and nothing changes.
+func TestBadInput(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		c := svc.client(t, svc.DemoKey)
+		id := str(c.do("POST", "/api/v1/buyers", validBuyer("Existing")).want(t, 201, "").data()["id"])
+		_, tenantB, _ := cli(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
+		_, keyB, _ := cli(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
+		otherID := str(svc.client(t, strings.TrimSpace(keyB)).do("POST", "/api/v1/buyers", validBuyer("Theirs")).want(t, 201, "").data()["id"])
+		_, tenantA, _ := cli(t, dsn, "tenant", "list")
+		demoID := strings.Fields(strings.Split(tenantA, "\n")[1])[0]
+		_, roKey, _ := cli(t, dsn, "key", "create", "--tenant", demoID, "--read-only")
+		_, revoked, _ := cli(t, dsn, "key", "create", "--tenant", demoID)
+		_, keys, _ := cli(t, dsn, "key", "list", "--tenant", demoID)
+		lastKeyID := strings.Fields(strings.Split(strings.TrimSpace(keys), "\n")[3])[0]
+		if code, _, errOut := cli(t, dsn, "key", "revoke", lastKeyID); code != 0 {
+			t.Fatalf("key revoke: %d %s", code, errOut)
+		}
+
+		with := func(mut func(b map[string]any)) map[string]any {
+			b := validBuyer("Changed")
+			mut(b)
+			return b
+		}
+		huge := append([]byte(`{"name":"`), bytes.Repeat([]byte("a"), 2<<20)...)
+		huge = append(huge, `"}`...)
+		cases := []struct {
+			name, method, path string
+			body               any
+			headers            []string
+			key                string
+			status             int
+			code               string
+			field              string
+		}{
+			{"not JSON", "POST", "/api/v1/buyers", "name=x", nil, "", 400, "MALFORMED_JSON", ""},
+			{"truncated JSON", "POST", "/api/v1/buyers", `{"name": "x", "address": {`, nil, "", 400, "MALFORMED_JSON", ""},
+			{"array body", "POST", "/api/v1/buyers", `[{"name":"x"}]`, nil, "", 400, "MALFORMED_JSON", ""},
+			{"two values", "POST", "/api/v1/buyers", `{"name":"x"} {}`, nil, "", 400, "MALFORMED_JSON", ""},
+			{"empty body", "POST", "/api/v1/buyers", ``, nil, "", 400, "MALFORMED_JSON", ""},
+			{"string for boolean", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["is_draft"] = "yes" }), nil, "", 400, "MALFORMED_JSON", "is_draft"},
+			{"number for string", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["address"].(map[string]any)["state"] = 14 }), nil, "", 400, "MALFORMED_JSON", "address.state"},
+			{"object for string", "PUT", "/api/v1/buyers/" + id, with(func(b map[string]any) { b["name"] = map[string]any{} }), nil, "", 400, "MALFORMED_JSON", "name"},
+			{"unknown field", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["nmae"] = "typo" }), nil, "", 422, "VALIDATION_FAILED", "nmae"},
+			{"unknown nested field", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["contact"].(map[string]any)["mobile"] = "1" }), nil, "", 422, "VALIDATION_FAILED", "contact.mobile"},
+			{"twins disagree", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["idType"] = "NRIC" }), nil, "", 422, "VALIDATION_FAILED", "id_type"},
+			{"2 MiB body", "POST", "/api/v1/buyers", huge, nil, "", 413, "PAYLOAD_TOO_LARGE", ""},
+			{"wrong content type", "POST", "/api/v1/buyers", `{"name":"x"}`, []string{"Content-Type", "text/plain"}, "", 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+			{"no content type", "PUT", "/api/v1/buyers/" + id, `{"name":"x"}`, []string{"Content-Type", ""}, "", 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+			{"malformed id", "GET", "/api/v1/buyers/not-a-uuid", nil, nil, "", 404, "BUYER_NOT_FOUND", ""},
+			{"sql-ish id", "GET", "/api/v1/buyers/1'%20OR%20'1'='1", nil, nil, "", 404, "BUYER_NOT_FOUND", ""},
+			{"foreign id get", "GET", "/api/v1/buyers/" + otherID, nil, nil, "", 404, "BUYER_NOT_FOUND", ""},
+			{"foreign id put", "PUT", "/api/v1/buyers/" + otherID, validBuyer("Mine now"), nil, "", 404, "BUYER_NOT_FOUND", ""},
+			{"foreign id delete", "DELETE", "/api/v1/buyers/" + otherID, nil, nil, "", 404, "BUYER_NOT_FOUND", ""},
+			{"per_page=0", "GET", "/api/v1/buyers?per_page=0", nil, nil, "", 422, "VALIDATION_FAILED", "per_page"},
+			{"per_page=abc", "GET", "/api/v1/buyers?per_page=abc", nil, nil, "", 422, "VALIDATION_FAILED", "per_page"},
+			{"per_page=-5", "GET", "/api/v1/buyers?per_page=-5", nil, nil, "", 422, "VALIDATION_FAILED", "per_page"},
+			{"page=-1", "GET", "/api/v1/buyers?page=-1", nil, nil, "", 422, "VALIDATION_FAILED", "page"},
+			{"page=0", "GET", "/api/v1/buyers?page=0", nil, nil, "", 422, "VALIDATION_FAILED", "page"},
+			{"state not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["address"].(map[string]any)["state"] = "99" }), nil, "", 422, "VALIDATION_FAILED", "address.state"},
+			{"country not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["address"].(map[string]any)["countryCode"] = "XYZ" }), nil, "", 422, "VALIDATION_FAILED", "address.countryCode"},
+			{"id type not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["id_type"] = "SSN" }), nil, "", 422, "VALIDATION_FAILED", "idType"},
+			{"301-character name", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["name"] = strings.Repeat("n", 301) }), nil, "", 422, "VALIDATION_FAILED", "name"},
+			{"missing required", "POST", "/api/v1/buyers", map[string]any{"name": "Only a name"}, nil, "", 422, "VALIDATION_FAILED", "tin"},
+			{"invalid UTF-8", "POST", "/api/v1/buyers", []byte("{\"name\":\"\xff\xfe\"}"), nil, "", 400, "MALFORMED_JSON", ""},
+			{"missing key", "GET", "/api/v1/buyers", nil, nil, "-", 401, "UNAUTHORIZED", ""},
+			{"malformed auth header", "GET", "/api/v1/buyers", nil, []string{"Authorization", "Basic dXNlcjpwYXNz"}, "", 401, "UNAUTHORIZED", ""},
+			{"unknown key", "GET", "/api/v1/buyers", nil, nil, "eik_" + strings.Repeat("A", 43), 401, "UNAUTHORIZED", ""},
+			{"revoked key", "GET", "/api/v1/buyers", nil, nil, strings.TrimSpace(revoked), 401, "UNAUTHORIZED", ""},
+			{"read-only key on a write", "POST", "/api/v1/buyers", validBuyer("Read only"), nil, strings.TrimSpace(roKey), 403, "FORBIDDEN", ""},
+			{"read-only key on a delete", "DELETE", "/api/v1/buyers/" + id, nil, nil, strings.TrimSpace(roKey), 403, "FORBIDDEN", ""},
+			{"read-only key on profile", "PUT", "/api/v1/profile", map[string]any{}, nil, strings.TrimSpace(roKey), 403, "FORBIDDEN", ""},
+			{"profile bad state", "PUT", "/api/v1/profile", map[string]any{"address": map[string]any{"state": "00"}}, nil, "", 422, "VALIDATION_FAILED", "address.state"},
+			{"profile bad environment", "PUT", "/api/v1/profile", map[string]any{"authority": map[string]any{"environment": "live", "mode": "taxpayer"}}, nil, "", 422, "VALIDATION_FAILED", "authority.environment"},
+			{"profile bad pkcs12", "PUT", "/api/v1/profile", map[string]any{"authority": map[string]any{"environment": "sandbox", "mode": "taxpayer", "pkcs12Base64": "%%%"}}, nil, "", 422, "VALIDATION_FAILED", "authority.pkcs12Base64"},
+			{"not acceptable", "GET", "/api/v1/buyers", nil, []string{"Accept", "text/html"}, "", 406, "NOT_ACCEPTABLE", ""},
+			{"unknown route", "GET", "/api/v1/nothing-here", nil, nil, "", 404, "NOT_FOUND", ""},
+			{"wrong method", "PATCH", "/api/v1/buyers/" + id, nil, nil, "", 405, "METHOD_NOT_ALLOWED", ""},
+		}
+		before := c.do("GET", "/api/v1/buyers", nil).Raw
+		profileBefore := c.do("GET", "/api/v1/profile", nil).Raw
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				cc := *c
+				cc.t = t
+				switch tc.key {
+				case "":
+				case "-":
+					cc.key = ""
+				default:
+					cc.key = tc.key
+				}
+				r := cc.do(tc.method, tc.path, tc.body, tc.headers...).want(t, tc.status, tc.code)
+				if r.Body["success"] != false || r.Body["message"] == "" {
+					t.Errorf("error body = %s", r.Raw)
+				}
+				if tc.field != "" {
+					if _, ok := r.fieldErrors()[tc.field]; !ok {
+						t.Errorf("errors = %v, want the field %q named", r.fieldErrors(), tc.field)
+					}
+				}
+				if tc.status == 401 && r.Header.Get("X-RateLimit-Limit") != "" {
+					t.Errorf("a 401 carries rate-limit headers of no key")
+				}
+			})
+		}
+		if after := c.do("GET", "/api/v1/buyers", nil).Raw; !bytes.Equal(before, after) {
+			t.Errorf("bad requests changed the buyers:\nbefore %s\nafter  %s", before, after)
+		}
+		if after := c.do("GET", "/api/v1/profile", nil).Raw; !bytes.Equal(profileBefore, after) {
+			t.Errorf("bad requests changed the profile")
+		}
+	})
+}
+
+// TestProfile covers PUT semantics and write-only secrets.
+func TestProfile(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		c := svc.client(t, svc.DemoKey)
+		// Without authority: the settings and secrets stay; omitted fields empty.
+		p := c.do("PUT", "/api/v1/profile", map[string]any{"name": "Renamed Sdn. Bhd.", "tin": "C2584563200"}).want(t, 200, "").data()
+		a := p["authority"].(map[string]any)
+		if p["name"] != "Renamed Sdn. Bhd." || p["msicCode"] != "" || p["isReady"] != false || a["hasClientSecret"] != true || a["environment"] != "sandbox" {
+			t.Errorf("profile after partial PUT = %v", p)
+		}
+		// Blank secret keeps the stored one; new settings apply; the secret
+		// never comes back.
+		body := map[string]any{"name": "Renamed", "authority": map[string]any{
+			"environment": "preprod", "mode": "intermediary", "onBehalfOf": "C1234567890", "clientId": "my-client", "clientSecret": ""}}
+		r := c.do("PUT", "/api/v1/profile", body).want(t, 200, "")
+		a = r.data()["authority"].(map[string]any)
+		if a["environment"] != "preprod" || a["mode"] != "intermediary" || a["onBehalfOf"] != "C1234567890" || a["clientId"] != "my-client" || a["hasClientSecret"] != true {
+			t.Errorf("authority after PUT = %v", a)
+		}
+		body["authority"].(map[string]any)["clientSecret"] = "super-secret-value"
+		r = c.do("PUT", "/api/v1/profile", body).want(t, 200, "")
+		if bytes.Contains(r.Raw, []byte("super-secret-value")) || bytes.Contains(c.do("GET", "/api/v1/profile", nil).Raw, []byte("super-secret-value")) {
+			t.Errorf("the client secret was shown")
+		}
+		if strings.Contains(svc.Stderr.String(), "super-secret-value") || strings.Contains(svc.Stderr.String(), svc.DemoKey) {
+			t.Errorf("a secret or key reached the logs")
+		}
+	})
+}
+
+// TestReferenceData checks the eight lists through the API.
+func TestReferenceData(t *testing.T) {
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, svc.DemoKey)
+	for path, n := range map[string]int{"states": 17, "countries": 253, "classifications": 22, "unit-types": 2164,
+		"tax-types": 7, "currencies": 180, "payment-modes": 7, "id-types": 4} {
+		r := c.do("GET", "/api/v1/"+path, nil).want(t, 200, "")
+		items, _ := r.Body["data"].([]any)
+		if len(items) != n || r.Body["meta"] != nil {
+			t.Errorf("%s: %d entries (meta %v), want %d and no meta", path, len(items), r.Body["meta"], n)
+		}
+	}
+	first := c.do("GET", "/api/v1/tax-types", nil).Body["data"].([]any)[2].(map[string]any)
+	if first["code"] != "03" || first["name"] != "Tourism Tax" {
+		t.Errorf("tax type 03 = %v", first)
+	}
+}
+
+// TestOperations covers the unauthenticated endpoints and the response
+// headers every answer carries.
+func TestOperations(t *testing.T) {
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, "")
+	c.do("GET", "/healthz", nil).want(t, 200, "")
+	c.do("GET", "/readyz", nil).want(t, 200, "")
+	if r := c.do("GET", "/openapi.json", nil).want(t, 200, ""); r.Body["openapi"] != "3.1.0" {
+		t.Errorf("openapi.json = %.100s", r.Raw)
+	}
+	if r := c.do("GET", "/docs", nil).want(t, 200, ""); !bytes.Contains(r.Raw, []byte("/api/v1/buyers")) {
+		t.Errorf("docs page does not show the buyers routes")
+	}
+	// Metrics label by route pattern, never by id or key.
+	authed := svc.client(t, svc.DemoKey)
+	authed.do("GET", "/api/v1/buyers/01a20120-6682-7b03-af77-86f05b09f38d", nil).want(t, 404, "BUYER_NOT_FOUND")
+	m := c.do("GET", "/metrics", nil).want(t, 200, "")
+	text := string(m.Raw)
+	if !strings.Contains(text, `route="GET /api/v1/buyers/{id}"`) || strings.Contains(text, "01a20120-6682") || strings.Contains(text, svc.DemoKey) {
+		t.Errorf("metrics do not label by route pattern only")
+	}
+	// The client's request id is echoed; a silly one is replaced.
+	if r := c.do("GET", "/healthz", nil, "X-Request-Id", "abc-123"); r.Header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("X-Request-Id = %q, want the client's", r.Header.Get("X-Request-Id"))
+	}
+	if r := c.do("GET", "/healthz", nil, "X-Request-Id", "<script>"); r.Header.Get("X-Request-Id") == "<script>" {
+		t.Errorf("an unsafe request id was echoed")
+	}
+	if r := c.do("GET", "/healthz", nil); r.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("no nosniff header")
+	}
+}
+
+// TestRateLimit: the window opens with a key's first request; the limit
+// holds per key; a 429 says when to come back.
+func TestRateLimit(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn, "--rate-limit", "5")
+		c := svc.client(t, svc.DemoKey)
+		for i := range 5 {
+			r := c.do("GET", "/api/v1/states", nil).want(t, 200, "")
+			if got := r.Header.Get("X-RateLimit-Remaining"); got != str(4-i) || r.Header.Get("X-RateLimit-Limit") != "5" || r.Header.Get("X-RateLimit-Reset") == "" {
+				t.Errorf("request %d: remaining %q limit %q reset %q", i+1, got, r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Reset"))
+			}
+		}
+		r := c.do("GET", "/api/v1/buyers", nil).want(t, 429, "RATE_LIMIT_EXCEEDED")
+		if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+			t.Errorf("429 headers: Retry-After %q remaining %q", ra, r.Header.Get("X-RateLimit-Remaining"))
+		}
+		// Another key of the same tenant has its own window.
+		_, tenants, _ := cli(t, dsn, "tenant", "list")
+		_, key2, _ := cli(t, dsn, "key", "create", "--tenant", strings.Fields(strings.Split(tenants, "\n")[1])[0])
+		svc.client(t, strings.TrimSpace(key2)).do("GET", "/api/v1/states", nil).want(t, 200, "")
+	})
+}
+
+// TestRateLimitAcrossReplicas: two serve processes on one PostgreSQL
+// database share each key's window.
+func TestRateLimitAcrossReplicas(t *testing.T) {
+	dsn := engines[1].dsn(t)
+	a := startService(t, dsn, "--rate-limit", "6")
+	b := startService(t, dsn, "--rate-limit", "6")
+	if b.DemoKey != "" {
+		t.Errorf("the second replica bootstrapped a demo tenant again")
+	}
+	ca, cb := a.client(t, a.DemoKey), b.client(t, a.DemoKey)
+	ok := 0
+	for i := range 10 {
+		c := ca
+		if i%2 == 1 {
+			c = cb
+		}
+		switch r := c.do("GET", "/api/v1/states", nil); r.Status {
+		case 200:
+			ok++
+		case 429:
+		default:
+			t.Errorf("status %d", r.Status)
+		}
+	}
+	if ok != 6 {
+		t.Errorf("%d of 10 requests through two replicas allowed, want 6", ok)
+	}
+}
+
+// TestCLI covers the scriptable administration commands.
+func TestCLI(t *testing.T) {
+	dsn := testdbSQLite(t)
+	code, id, errOut := cli(t, dsn, "tenant", "create", "--name", "Scripted Sdn. Bhd.", "--tin", "C1234567890", "--msic", "62010")
+	id = strings.TrimSpace(id)
+	if code != 0 || !strings.HasPrefix(id, "0") || len(id) != 36 || strings.Contains(id, "\n") {
+		t.Fatalf("tenant create = %d %q %s; want only the id on stdout", code, id, errOut)
+	}
+	code, key, _ := cli(t, dsn, "key", "create", "--tenant", id, "--read-only")
+	if code != 0 || !demoKey.MatchString(strings.TrimSpace(key)) || strings.Count(key, "\n") != 1 {
+		t.Errorf("key create = %d %q; want only the key", code, key)
+	}
+	if code, out, _ := cli(t, dsn, "key", "list", "--tenant", id); code != 0 || !strings.Contains(out, "read") || strings.Contains(out, strings.TrimSpace(key)) {
+		t.Errorf("key list = %d %q; want the key listed without its secret", code, out)
+	}
+	if code, out, _ := cli(t, dsn, "tenant", "list"); code != 0 || !strings.Contains(out, "Scripted Sdn. Bhd.") {
+		t.Errorf("tenant list = %d %q", code, out)
+	}
+	for _, args := range [][]string{
+		{"tenant", "create", "--name", "No TIN"},
+		{"tenant", "create", "--name", "Bad state", "--tin", "C1", "--state", "99"},
+		{"key", "create"},
+		{"key", "create", "--tenant", "01a20120-6682-7b03-af77-86f05b09f38d"},
+		{"key", "revoke", "01a20120-6682-7b03-af77-86f05b09f38d"},
+	} {
+		if code, out, errOut := cli(t, dsn, args...); code == 0 || out != "" || errOut == "" {
+			t.Errorf("%v = %d, stdout %q, stderr %q; want a failure explained on stderr", args, code, out, errOut)
+		}
+	}
+	var out bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &out, Getenv: env(nil)}
+	if code := m.Run(t.Context(), []string{"version"}); code != 0 || !strings.HasPrefix(out.String(), "einvoice ") {
+		t.Errorf("version = %d %q", code, out.String())
+	}
+	if code := m.Run(t.Context(), []string{"bogus"}); code != 2 {
+		t.Errorf("unknown command exit = %d, want 2", code)
+	}
+	// PostgreSQL without a secret key is refused with the fix.
+	out.Reset()
+	if code := m.Run(t.Context(), []string{"migrate", "--db", "postgres://postgres@127.0.0.1:1/x"}); code != 1 || !strings.Contains(out.String(), "EINVOICE_SECRET_KEY is required") {
+		t.Errorf("migrate on postgres without a key = %d %q", code, out.String())
+	}
+}
+
+// TestShutdownDrains: cancelling serve (SIGTERM) lets it finish cleanly and
+// closes the port.
+func TestShutdownDrains(t *testing.T) {
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, svc.DemoKey)
+	c.do("GET", "/api/v1/profile", nil).want(t, 200, "")
+	svc.stop(t)
+	if _, err := http.Get(svc.URL + "/healthz"); err == nil {
+		t.Errorf("the port still answers after shutdown")
+	}
+}
+
+func testdbSQLite(t *testing.T) string { return engines[0].dsn(t) }
