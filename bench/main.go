@@ -89,7 +89,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		r, err := b.run(sc, int64(o.n), o.duration)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %s: %v\n", sc.name, err)
-			return 1
+			failed = true
+			break
 		}
 		for _, e := range r.ErrorSamples {
 			fmt.Fprintf(stderr, "bench: %s: error: %s\n", sc.name, e)

@@ -79,14 +79,14 @@ run_engine() {
 		;;
 	postgres)
 		pg_db=einvoice_bench_$$_$RANDOM
-		psql -q "$PG/test" -c "CREATE DATABASE $pg_db" >/dev/null
+		psql -q "$PG/test" -c "CREATE DATABASE $pg_db" >/dev/null || return 1
 		db="$PG/$pg_db?sslmode=disable"
 		EINVOICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64)
 		export EINVOICE_SECRET_KEY
 		;;
 	*) echo "run.sh: unknown engine $engine" >&2 && return 2 ;;
 	esac
-	port=$(free_port)
+	port=$(free_port) || return 1
 	url=http://127.0.0.1:$port
 
 	start=$(date +%s%N)

@@ -99,7 +99,7 @@ func TestHTML(t *testing.T) {
 			t.Errorf("HTML() does not contain %q", want)
 		}
 	}
-	if &HTML()[0] != &HTML()[0] {
+	if first, second := HTML(), HTML(); &first[0] != &second[0] {
 		t.Error("HTML() is rendered again on each call, want it cached")
 	}
 }

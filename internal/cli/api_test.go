@@ -421,4 +421,4 @@ func TestShutdownDrains(t *testing.T) {
 	}
 }
 
-func testdbSQLite(t *testing.T) string { return engines[0].dsn(t) }
+func testdbSQLite(t testing.TB) string { return engines[0].dsn(t) }

@@ -86,7 +86,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 func (c *Config) validate() error {
 	var errs []error
 	if strings.TrimSpace(c.DatabaseURL) == "" {
-		errs = append(errs, errors.New("the database is empty: pass --db FILE or --db postgres://..."))
+		errs = append(errs, errors.New("no database given: pass --db FILE or --db postgres://URL"))
 	}
 	if c.RateLimit < 1 {
 		errs = append(errs, fmt.Errorf("rate limit %d: want at least 1 request per window", c.RateLimit))

@@ -24,10 +24,10 @@ const testSecretKey = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="
 // engines are the databases every end-to-end test runs on.
 var engines = []struct {
 	name string
-	dsn  func(t *testing.T) string
+	dsn  func(t testing.TB) string
 }{
-	{"sqlite", func(t *testing.T) string { return testdb.SQLite(t) }},
-	{"postgres", func(t *testing.T) string { return testdb.Postgres(t, os.Getenv) }},
+	{"sqlite", func(t testing.TB) string { return testdb.SQLite(t) }},
+	{"postgres", func(t testing.TB) string { return testdb.Postgres(t, os.Getenv) }},
 }
 
 // eachEngine runs fn as a subtest per engine with a fresh database.
@@ -44,7 +44,7 @@ var (
 	validator     *apidoctest.Validator
 )
 
-func contract(t *testing.T) *apidoctest.Validator {
+func contract(t testing.TB) *apidoctest.Validator {
 	validatorOnce.Do(func() { validator = apidoctest.New(t) })
 	return validator
 }
@@ -85,7 +85,7 @@ func env(vars map[string]string) func(string) string {
 }
 
 // startService runs serve on a loopback port until the test ends.
-func startService(t *testing.T, dsn string, args ...string) *service {
+func startService(t testing.TB, dsn string, args ...string) *service {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -112,7 +112,7 @@ func startService(t *testing.T, dsn string, args ...string) *service {
 }
 
 // stop cancels serve (as SIGTERM does) and checks it exits cleanly.
-func (s *service) stop(t *testing.T) {
+func (s *service) stop(t testing.TB) {
 	t.Helper()
 	if s.cancel == nil {
 		return

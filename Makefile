@@ -1,0 +1,20 @@
+# One command each for the usual jobs. CI runs .ci/run.
+PG ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+
+.PHONY: run test test-pg bench load lint fuzz generate
+run:            ## start the service on ./einvoice.db with the built-in sandbox
+	go run ./cmd/einvoice serve
+test:           ## the test suite (PostgreSQL tests skip unless EINVOICE_TEST_POSTGRES_URL is set)
+	go test -race ./...
+test-pg:        ## the test suite with the PostgreSQL tests against the local server
+	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -race ./...
+bench:          ## Go benchmarks of the whole service over loopback HTTP
+	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/cli/
+load:           ## the load harness against a freshly started binary, SQLite and PostgreSQL
+	bench/run.sh
+lint:           ## gofmt, go vet, staticcheck
+	scripts/lint
+fuzz:           ## fuzz the request decoder for a minute
+	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./internal/httpapi/
+generate:       ## regenerate the reference lists (see internal/refdata/gen)
+	go generate ./internal/refdata/
