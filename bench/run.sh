@@ -18,6 +18,11 @@
 #   BENCH_PG         PostgreSQL server URL without a database
 #                    (default postgres://postgres@127.0.0.1:5432); a fresh
 #                    database is created on it and dropped afterwards
+#   BENCH_PG_ADMIN_DB an existing database to connect to for CREATE/DROP DATABASE (default test)
+#   BENCH_PG_ANALYZE 1 (default) runs ANALYZE on the PostgreSQL database after
+#                    each scenario, standing in for autovacuum (off on some test
+#                    servers): without statistics, reading one buyer after
+#                    buyers-create picks a tenant-wide index scan. 0 to disable.
 #   BENCH_OUT        if set, a directory that receives the JSON results and server logs
 #
 # Needs go, jq, and psql for the postgres engine. Talks to 127.0.0.1 only.
@@ -31,6 +36,8 @@ WARMUP=${BENCH_WARMUP:-300}
 ENGINES=${ENGINES:-"sqlite postgres"}
 SCENARIOS=${BENCH_SCENARIOS:-buyers-create,buyers-get,buyers-list,states}
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
+PG_ADMIN_DB=${BENCH_PG_ADMIN_DB:-test}
+PG_ANALYZE=${BENCH_PG_ANALYZE:-1}
 if [[ ${SMOKE:-} == 1 ]]; then
 	N=${BENCH_N:-50} C=${BENCH_C:-4} DURATION=${BENCH_DURATION:-2s} WARMUP=${BENCH_WARMUP:-10}
 fi
@@ -44,7 +51,7 @@ work=$(mktemp -d)
 server_pid= pg_db=
 cleanup() {
 	if [[ -n $server_pid ]]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-	if [[ -n $pg_db ]]; then psql -q "$PG/test" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null || true; fi
+	if [[ -n $pg_db ]]; then psql -q "$PG/$PG_ADMIN_DB" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null || true; fi
 	if [[ -n ${BENCH_OUT:-} ]]; then mkdir -p "$BENCH_OUT" && cp "$work"/*.json "$work"/*.log "$BENCH_OUT"/ 2>/dev/null || true; fi
 	rm -rf "$work"
 }
@@ -79,7 +86,7 @@ run_engine() {
 		;;
 	postgres)
 		pg_db=einvoice_bench_$$_$RANDOM
-		psql -q "$PG/test" -c "CREATE DATABASE $pg_db" >/dev/null || return 1
+		psql -q "$PG/$PG_ADMIN_DB" -c "CREATE DATABASE $pg_db" >/dev/null || return 1
 		db="$PG/$pg_db?sslmode=disable"
 		EINVOICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64)
 		export EINVOICE_SECRET_KEY
@@ -104,14 +111,23 @@ run_engine() {
 	fi
 	echo "run.sh: $engine: ready in $(cat "$work/$engine.startup") ms on $url" >&2
 
-	"$work/bench" -url "$url" -key "$key" -scenario "$SCENARIOS" -c "$C" -n "$N" \
-		-duration "$DURATION" -warmup "$WARMUP" -json >"$work/$engine.json" || status=$?
+	# One bench run per scenario, so that PostgreSQL can be analyzed in between.
+	local s files=()
+	for s in ${SCENARIOS//,/ }; do
+		files+=("$work/$engine.$s.json")
+		"$work/bench" -url "$url" -key "$key" -scenario "$s" -c "$C" -n "$N" \
+			-duration "$DURATION" -warmup "$WARMUP" -json >"$work/$engine.$s.json" || status=1
+		if [[ $engine == postgres && $PG_ANALYZE == 1 ]]; then
+			psql -q "$PG/$pg_db" -c ANALYZE >/dev/null || status=1
+		fi
+	done
+	jq -s '{results: map(.results[]?)}' "${files[@]}" >"$work/$engine.json" || status=1
 
 	kill -TERM "$server_pid"
 	wait "$server_pid" || { echo "run.sh: $engine: serve exited with status $?" >&2; status=1; }
 	server_pid=
 	if [[ $engine == postgres ]]; then
-		psql -q "$PG/test" -c "DROP DATABASE $pg_db WITH (FORCE)" >/dev/null
+		psql -q "$PG/$PG_ADMIN_DB" -c "DROP DATABASE $pg_db WITH (FORCE)" >/dev/null
 		pg_db=
 	fi
 	return "$status"
@@ -138,6 +154,7 @@ echo "c=$C, n=$N per scenario, at most $DURATION per scenario, warm-up $WARMUP; 
 echo
 header="| |" rule="|---|"
 for e in $ENGINES; do header+=" $(name "$e") |" rule+="--:|"; done
+[[ " $ENGINES " == *" postgres "* ]] && echo "PostgreSQL: ANALYZE after each scenario: $([[ $PG_ANALYZE == 1 ]] && echo yes || echo no)" && echo
 echo "$header"
 echo "$rule"
 line="| startup to first 200 on /readyz (ms) |"

@@ -15,7 +15,7 @@ import (
 // scenario is one kind of request, driven in a loop.
 type scenario struct {
 	name string
-	// needsPool says the scenario reads buyers that setup must create first.
+	// needsPool says the scenario reads buyers that fillPool creates first.
 	needsPool bool
 	// request builds the i-th request of a run.
 	request func(b *bench, i int64) (*http.Request, error)
@@ -118,9 +118,7 @@ func (b *bench) fillPool(size int) error {
 	size = max(size, len(b.keys))
 	errs := &errorLog{limit: 3}
 	var mu sync.Mutex
-	b.drive(scenario{name: "pool", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodPost, "/api/v1/buyers", b.keys[i%int64(len(b.keys))], buyerBody(b.seq.Add(1)))
-	}}, int64(size), time.Time{}, errs, func(req *http.Request, body []byte) {
+	b.drive(scenarios["buyers-create"], int64(size), time.Time{}, errs, func(req *http.Request, body []byte) {
 		var created struct {
 			Data struct {
 				ID string `json:"id"`

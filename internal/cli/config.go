@@ -24,6 +24,9 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 	ShutdownTimeout time.Duration
+	// PprofAddr, when set, serves net/http/pprof on its own listener
+	// (keep it on loopback).
+	PprofAddr string
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -42,6 +45,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_SECRET_KEY", &c.SecretKey)
 	str("EINVOICE_ADDR", &c.Addr)
 	str("EINVOICE_LOG_FORMAT", &c.LogFormat)
+	str("EINVOICE_PPROF_ADDR", &c.PprofAddr)
 	if v := getenv("EINVOICE_RATE_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -79,6 +83,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RateWindow, "rate-window", c.RateWindow, "length of a rate-limit window (env EINVOICE_RATE_WINDOW)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
+	fs.StringVar(&c.PprofAddr, "pprof-addr", c.PprofAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (env EINVOICE_PPROF_ADDR; off when empty)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
 }
 

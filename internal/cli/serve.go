@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,6 +73,14 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		m.Ready <- ln.Addr().String()
 	}
 
+	if cfg.PprofAddr != "" {
+		stopPprof, err := servePprof(cfg.PprofAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
+
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -90,6 +99,25 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// servePprof serves the runtime profiles on their own listener, apart from
+// the API, and returns the function that stops it.
+func servePprof(addr string, logger *slog.Logger) (func(), error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("pprof listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	logger.Info("pprof listening", "addr", ln.Addr().String())
+	return func() { _ = srv.Close() }, nil
 }
 
 func newLogger(m *Main, cfg Config) *slog.Logger {
