@@ -365,6 +365,25 @@ func TestRateLimitAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestRevokedKeyStops: with the key cache off, a revoked key is refused at
+// once; with it on, at most the cache's TTL later.
+func TestRevokedKeyStops(t *testing.T) {
+	dsn := testdbSQLite(t)
+	svc := startService(t, dsn, "--key-cache-ttl", "0")
+	_, tenants, _ := cli(t, dsn, "tenant", "list")
+	tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
+	_, key, _ := cli(t, dsn, "key", "create", "--tenant", tenantID)
+	c := svc.client(t, strings.TrimSpace(key))
+	c.do("GET", "/api/v1/profile", nil).want(t, 200, "")
+	_, keys, _ := cli(t, dsn, "key", "list", "--tenant", tenantID)
+	lines := strings.Split(strings.TrimSpace(keys), "\n")
+	if code, _, errOut := cli(t, dsn, "key", "revoke", strings.Fields(lines[len(lines)-1])[0]); code != 0 {
+		t.Fatalf("key revoke: %s", errOut)
+	}
+	c.do("GET", "/api/v1/profile", nil).want(t, 401, "UNAUTHORIZED")
+	svc.client(t, svc.DemoKey).do("GET", "/api/v1/profile", nil).want(t, 200, "")
+}
+
 // TestCLI covers the scriptable administration commands.
 func TestCLI(t *testing.T) {
 	dsn := testdbSQLite(t)

@@ -24,6 +24,9 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 	ShutdownTimeout time.Duration
+	// KeyCacheTTL is how long an authenticated key is trusted without a
+	// lookup (and so how long a revoked key may still work).
+	KeyCacheTTL time.Duration
 	// PprofAddr, when set, serves net/http/pprof on its own listener
 	// (keep it on loopback).
 	PprofAddr string
@@ -33,7 +36,7 @@ type Config struct {
 func envDefaults(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
-		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
+		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -53,7 +56,8 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		}
 		c.RateLimit = n
 	}
-	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow, "EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout} {
+	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
+		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -83,6 +87,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RateWindow, "rate-window", c.RateWindow, "length of a rate-limit window (env EINVOICE_RATE_WINDOW)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an authenticated key is trusted without a lookup; a revoked key works at most that long (env EINVOICE_KEY_CACHE_TTL; 0 disables)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", c.PprofAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (env EINVOICE_PPROF_ADDR; off when empty)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
 }
@@ -98,6 +103,9 @@ func (c *Config) validate() error {
 	}
 	if c.RateWindow < time.Second {
 		errs = append(errs, fmt.Errorf("rate window %s: want at least 1s", c.RateWindow))
+	}
+	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > time.Minute {
+		errs = append(errs, fmt.Errorf("key cache TTL %s: want 0 (off) to 1m", c.KeyCacheTTL))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))

@@ -38,6 +38,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	defer store.Close()
 	svc := newService(store)
+	svc.KeyCacheTTL = cfg.KeyCacheTTL
 
 	if t, key, err := svc.Bootstrap(ctx); err != nil {
 		return err
@@ -47,7 +48,12 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 
 	var limiter einvoice.RateLimiter = ratelimit.NewMemory(cfg.RateLimit, cfg.RateWindow)
 	if store.Engine() == sqlstore.Postgres {
-		limiter = sqlstore.NewRateLimiter(store, cfg.RateLimit, cfg.RateWindow)
+		dbLimiter, err := sqlstore.NewRateLimiter(store, cfg.RateLimit, cfg.RateWindow)
+		if err != nil {
+			return err
+		}
+		defer dbLimiter.Close()
+		limiter = dbLimiter
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

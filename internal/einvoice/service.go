@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,18 @@ type Service struct {
 	// Now is the clock; NewID makes a new sortable id (UUID v7).
 	Now   func() time.Time
 	NewID func() string
+	// KeyCacheTTL, when positive, keeps authenticated keys in memory that
+	// long, so that most requests cost no key lookup. A revoked key then
+	// keeps working for at most that long.
+	KeyCacheTTL time.Duration
+
+	keyCache sync.Map // [sha256.Size]byte -> cachedKey
+}
+
+// cachedKey is an authenticated key and when to look it up again.
+type cachedKey struct {
+	key     *APIKey
+	expires time.Time
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -151,6 +164,15 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*APIKey, err
 		return nil, unauth
 	}
 	hash := HashAPIKey(key)
+	var cacheKey [sha256.Size]byte
+	copy(cacheKey[:], hash)
+	now := s.Now()
+	if v, ok := s.keyCache.Load(cacheKey); ok {
+		if c := v.(cachedKey); now.Before(c.expires) {
+			return c.key, nil
+		}
+		s.keyCache.Delete(cacheKey)
+	}
 	k, err := s.Store.APIKeyByHash(ctx, hash)
 	if errors.Is(err, ErrNotFound) {
 		return nil, unauth
@@ -160,6 +182,9 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*APIKey, err
 	}
 	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || k.RevokedAt != nil {
 		return nil, unauth
+	}
+	if s.KeyCacheTTL > 0 {
+		s.keyCache.Store(cacheKey, cachedKey{key: k, expires: now.Add(s.KeyCacheTTL)})
 	}
 	return k, nil
 }

@@ -50,12 +50,12 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *einvoice.APIKey) error {
 	if !einvoice.ValidID(k.TenantID) {
 		return einvoice.ErrNotFound
 	}
-	return insertAPIKey(ctx, s.w, k)
+	return insertAPIKey(ctx, s.ws, k)
 }
 
 // APIKeyByHash returns the key with that hash, or einvoice.ErrNotFound.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (*einvoice.APIKey, error) {
-	return scanAPIKey(s.r.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = $1`, hash))
+	return scanAPIKey(s.rs.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = $1`, hash))
 }
 
 // ListAPIKeys returns the keys of a tenant, oldest first.
@@ -63,7 +63,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string) ([]*einvoice.A
 	if !einvoice.ValidID(tenantID) {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE tenant_id = $1 ORDER BY created_at, id`, tenantID)
+	rows, err := s.rs.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE tenant_id = $1 ORDER BY created_at, id`, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("list api keys: %w", err)
 	}
@@ -84,7 +84,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 	if !einvoice.ValidID(id) {
 		return einvoice.ErrNotFound
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, micros(at))
+	res, err := s.ws.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, micros(at))
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
 	}

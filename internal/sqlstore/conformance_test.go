@@ -364,8 +364,16 @@ func testRateLimit(t *testing.T, dsn string) {
 	ctx := context.Background()
 	s1, s2 := open(t, dsn), open(t, dsn)
 	const limit = 5
-	l1 := sqlstore.NewRateLimiter(s1, limit, time.Minute)
-	l2 := sqlstore.NewRateLimiter(s2, limit, time.Minute)
+	l1, err := sqlstore.NewRateLimiter(s1, limit, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l1.Close()
+	l2, err := sqlstore.NewRateLimiter(s2, limit, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
 	key := newID()
 	// Two "replicas", four goroutines each: exactly the limit gets through.
 	var allowed atomic.Int32

@@ -41,7 +41,7 @@ func scanParty(row interface{ Scan(...any) error }) (*einvoice.Party, error) {
 
 // CreateParty inserts p.
 func (s *Store) CreateParty(ctx context.Context, p *einvoice.Party) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO parties (`+partyColumns+`) VALUES
+	_, err := s.ws.ExecContext(ctx, `INSERT INTO parties (`+partyColumns+`) VALUES
 		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`, partyArgs(p)...)
 	err = classify(err)
 	if errors.Is(err, errForeignKey) {
@@ -58,14 +58,14 @@ func (s *Store) GetParty(ctx context.Context, tenantID string, kind einvoice.Par
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return nil, einvoice.ErrNotFound
 	}
-	return scanParty(s.r.QueryRowContext(ctx, `SELECT `+partyColumns+` FROM parties WHERE id = $1 AND tenant_id = $2 AND kind = $3`,
+	return scanParty(s.rs.QueryRowContext(ctx, `SELECT `+partyColumns+` FROM parties WHERE id = $1 AND tenant_id = $2 AND kind = $3`,
 		id, tenantID, string(kind)))
 }
 
 // UpdateParty replaces every writable field of p.
 func (s *Store) UpdateParty(ctx context.Context, p *einvoice.Party) error {
 	a := partyArgs(p)
-	res, err := s.w.ExecContext(ctx, `UPDATE parties SET name=$4, tin=$5, id_type=$6, id_value=$7, sst_number=$8,
+	res, err := s.ws.ExecContext(ctx, `UPDATE parties SET name=$4, tin=$5, id_type=$6, id_value=$7, sst_number=$8,
 		ttx_number=$9, msic_code=$10, activity=$11, is_draft=$12, address_line1=$13, address_line2=$14, address_line3=$15,
 		city=$16, state=$17, post_code=$18, country_code=$19, phone=$20, email=$21, contact_name=$22, fax=$23, updated_at=$24
 		WHERE id=$1 AND tenant_id=$2 AND kind=$3`, append(a[:23:23], a[24])...)
@@ -80,7 +80,7 @@ func (s *Store) DeleteParty(ctx context.Context, tenantID string, kind einvoice.
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return einvoice.ErrNotFound
 	}
-	res, err := s.w.ExecContext(ctx, `DELETE FROM parties WHERE id = $1 AND tenant_id = $2 AND kind = $3`, id, tenantID, string(kind))
+	res, err := s.ws.ExecContext(ctx, `DELETE FROM parties WHERE id = $1 AND tenant_id = $2 AND kind = $3`, id, tenantID, string(kind))
 	err = classify(err)
 	if errors.Is(err, errForeignKey) {
 		return einvoice.ErrInUse
@@ -106,14 +106,14 @@ func (s *Store) ListParties(ctx context.Context, tenantID string, kind einvoice.
 		where += ` AND (lower(name) LIKE $3 ESCAPE '\' OR tin = $4)`
 		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(f.Search))+"%", strings.ToUpper(f.Search))
 	}
-	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM parties WHERE `+where, args...).Scan(&page.Total); err != nil {
+	if err := s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM parties WHERE `+where, args...).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count parties: %w", err)
 	}
 	if page.Total == 0 || f.Offset() >= page.Total {
 		return page, nil
 	}
 	n := len(args)
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parties WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
+	rows, err := s.rs.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parties WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
 		partyColumns, where, n+1, n+2), append(args, f.PerPage, f.Offset())...)
 	if err != nil {
 		return page, fmt.Errorf("list parties: %w", err)

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -12,24 +14,54 @@ import (
 // database, so that every replica on it counts against the same limit. One
 // upsert per request: it opens a new window when the previous one has
 // closed, and counts the request otherwise.
+//
+// On PostgreSQL it has its own small pool with synchronous_commit off: a
+// count lost in a crash costs nothing, and no request waits for a WAL flush
+// to be counted.
 type RateLimiter struct {
-	store  *Store
+	db     *sql.DB
+	own    bool
 	limit  int
 	window time.Duration
 }
 
 var _ einvoice.RateLimiter = (*RateLimiter)(nil)
 
-// NewRateLimiter returns a limiter of limit requests per window.
-func NewRateLimiter(s *Store, limit int, window time.Duration) *RateLimiter {
-	return &RateLimiter{store: s, limit: limit, window: window}
+// NewRateLimiter returns a limiter of limit requests per window on the
+// store's database. Close releases it.
+func NewRateLimiter(s *Store, limit int, window time.Duration) (*RateLimiter, error) {
+	l := &RateLimiter{db: s.w, limit: limit, window: window}
+	if s.engine == Postgres {
+		u, err := url.Parse(s.dsn)
+		if err != nil {
+			return nil, fmt.Errorf("rate limiter: %w", err)
+		}
+		q := u.Query()
+		q.Set("synchronous_commit", "off")
+		u.RawQuery = q.Encode()
+		if l.db, err = sql.Open("pgx", u.String()); err != nil {
+			return nil, fmt.Errorf("rate limiter: %w", err)
+		}
+		l.db.SetMaxOpenConns(8)
+		l.db.SetMaxIdleConns(8)
+		l.own = true
+	}
+	return l, nil
+}
+
+// Close releases the limiter's own pool.
+func (l *RateLimiter) Close() error {
+	if l.own {
+		return l.db.Close()
+	}
+	return nil
 }
 
 // Allow counts one request of keyID at now.
 func (l *RateLimiter) Allow(ctx context.Context, keyID string, now time.Time) (einvoice.RateDecision, error) {
 	var start, hits int64
 	nowUS, windowUS := micros(now), l.window.Microseconds()
-	err := l.store.w.QueryRowContext(ctx, `INSERT INTO rate_windows (key_id, window_start, hits) VALUES ($1, $2, 1)
+	err := l.db.QueryRowContext(ctx, `INSERT INTO rate_windows (key_id, window_start, hits) VALUES ($1, $2, 1)
 		ON CONFLICT (key_id) DO UPDATE SET
 			hits = CASE WHEN rate_windows.window_start + $3 <= $2 THEN 1 ELSE rate_windows.hits + 1 END,
 			window_start = CASE WHEN rate_windows.window_start + $3 <= $2 THEN $2 ELSE rate_windows.window_start END

@@ -49,10 +49,13 @@ type Sealer interface {
 // Store is the einvoice.Store of one database.
 type Store struct {
 	engine Engine
+	dsn    string
 	// w takes writes; r takes reads. On SQLite, w has one connection (SQLite
 	// has one writer; queueing in Go beats SQLITE_BUSY) and r several; on
 	// PostgreSQL both are the same pool.
-	w, r    *sql.DB
+	w, r *sql.DB
+	// ws and rs run the queries of w and r through prepared statements.
+	ws, rs  *stmtCache
 	secrets Sealer
 }
 
@@ -69,7 +72,7 @@ func EngineOf(dsn string) Engine {
 
 // Open connects to the database at dsn. It does not migrate: call Migrate.
 func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
-	s := &Store{engine: EngineOf(dsn), secrets: secrets}
+	s := &Store{engine: EngineOf(dsn), dsn: dsn, secrets: secrets}
 	var err error
 	switch s.engine {
 	case Postgres:
@@ -97,6 +100,7 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 		s.r.SetMaxOpenConns(8)
 		s.r.SetMaxIdleConns(8)
 	}
+	s.ws, s.rs = newStmtCache(s.w, s.engine == Postgres), newStmtCache(s.r, s.engine == Postgres)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", s.engine, err)
@@ -139,6 +143,8 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	s.ws.close()
+	s.rs.close()
 	var err error
 	if s.w != nil {
 		err = s.w.Close()

@@ -88,7 +88,7 @@ type execer interface {
 
 // CreateTenant inserts t.
 func (s *Store) CreateTenant(ctx context.Context, t *einvoice.Tenant) error {
-	return s.insertTenant(ctx, s.w, t)
+	return s.insertTenant(ctx, s.ws, t)
 }
 
 // GetTenant returns the tenant, or einvoice.ErrNotFound.
@@ -96,12 +96,12 @@ func (s *Store) GetTenant(ctx context.Context, id string) (*einvoice.Tenant, err
 	if !einvoice.ValidID(id) {
 		return nil, einvoice.ErrNotFound
 	}
-	return s.scanTenant(s.r.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	return s.scanTenant(s.rs.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
 }
 
 // ListTenants returns every tenant, oldest first.
 func (s *Store) ListTenants(ctx context.Context) ([]*einvoice.Tenant, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY created_at, id`)
+	rows, err := s.rs.QueryContext(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tenants: %w", err)
 	}
@@ -123,7 +123,7 @@ func (s *Store) UpdateTenant(ctx context.Context, t *einvoice.Tenant) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE tenants SET name=$2, tin=$3, id_type=$4, id_value=$5, sst_number=$6,
+	res, err := s.ws.ExecContext(ctx, `UPDATE tenants SET name=$2, tin=$3, id_type=$4, id_value=$5, sst_number=$6,
 		ttx_number=$7, msic_code=$8, activity=$9, address_line1=$10, address_line2=$11, address_line3=$12, city=$13,
 		state=$14, post_code=$15, country_code=$16, phone=$17, email=$18, contact_name=$19, fax=$20,
 		auth_environment=$21, auth_mode=$22, auth_on_behalf_of=$23, auth_client_id=$24, auth_client_secret_enc=$25,

@@ -1,0 +1,110 @@
+package einvoice_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/secretbox"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+)
+
+func newService(t *testing.T) (*einvoice.Service, *time.Time) {
+	t.Helper()
+	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
+	store, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "e.db"), box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Migrate(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	return &einvoice.Service{Store: store, Now: func() time.Time { return now }, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }}, &now
+}
+
+func TestAuthenticate(t *testing.T) {
+	ctx := context.Background()
+	svc, now := newService(t)
+	svc.KeyCacheTTL = 5 * time.Second
+	tn, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, key, err := svc.CreateAPIKey(ctx, tn.ID, einvoice.PermRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, header := range []string{"", "Bearer", "Bearer ", "Basic " + key, "Bearer x" + key, "Bearer " + key + "x", "Token " + key} {
+		if _, err := svc.Authenticate(ctx, header); einvoice.ErrorCode(err) != einvoice.CodeUnauthorized {
+			t.Errorf("Authenticate(%q) error = %v, want UNAUTHORIZED", header, err)
+		}
+	}
+	got, err := svc.Authenticate(ctx, "bearer  "+key)
+	if err != nil || got.ID != k.ID || got.Permission != einvoice.PermRead {
+		t.Fatalf("Authenticate = %+v, %v", got, err)
+	}
+	// Revoked: still trusted from the cache until the TTL passes, then refused.
+	if err := svc.Store.RevokeAPIKey(ctx, k.ID, *now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(ctx, "Bearer "+key); err != nil {
+		t.Errorf("within the cache TTL: %v, want the cached key", err)
+	}
+	*now = now.Add(5 * time.Second)
+	if _, err := svc.Authenticate(ctx, "Bearer "+key); einvoice.ErrorCode(err) != einvoice.CodeUnauthorized {
+		t.Errorf("after the cache TTL: %v, want UNAUTHORIZED", err)
+	}
+	if _, _, err := svc.CreateAPIKey(ctx, uuid.NewString(), einvoice.PermRead); einvoice.ErrorCode(err) != einvoice.CodeNotFound {
+		t.Errorf("CreateAPIKey(unknown tenant) = %v, want NOT_FOUND", err)
+	}
+}
+
+func TestBootstrapOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	tn, key, err := svc.Bootstrap(ctx)
+	if err != nil || tn == nil || key == "" {
+		t.Fatalf("first Bootstrap = %v, %q, %v", tn, key, err)
+	}
+	if _, err := svc.Authenticate(ctx, "Bearer "+key); err != nil {
+		t.Errorf("demo key: %v", err)
+	}
+	if tn.Authority.Environment != einvoice.EnvSandbox || tn.Authority.ClientID == "" || tn.Authority.ClientSecret == "" {
+		t.Errorf("demo tenant authority = %+v, want sandbox with generated credentials", tn.Authority)
+	}
+	if tn2, key2, err := svc.Bootstrap(ctx); err != nil || tn2 != nil || key2 != "" {
+		t.Errorf("second Bootstrap = %v, %q, %v; want nothing", tn2, key2, err)
+	}
+}
+
+func TestPartyRules(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	a, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
+	b, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
+	p, err := svc.CreateParty(ctx, a.ID, einvoice.KindBuyer, &einvoice.Party{Name: "Draft", IsDraft: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetParty(ctx, b.ID, einvoice.KindBuyer, p.ID); einvoice.ErrorCode(err) != einvoice.CodeBuyerNotFound {
+		t.Errorf("other tenant's buyer: %v, want BUYER_NOT_FOUND", err)
+	}
+	if _, err := svc.GetParty(ctx, a.ID, einvoice.KindSeller, p.ID); einvoice.ErrorCode(err) != einvoice.CodeSellerNotFound {
+		t.Errorf("a buyer's id as a seller: %v, want SELLER_NOT_FOUND", err)
+	}
+	if _, err := svc.UpdateParty(ctx, a.ID, einvoice.KindBuyer, p.ID, &einvoice.Party{Name: "No longer a draft"}); einvoice.ErrorCode(err) != einvoice.CodeValidationFailed {
+		t.Errorf("update to an incomplete non-draft: %v, want VALIDATION_FAILED", err)
+	}
+	var e *einvoice.Error
+	_, err = svc.CreateParty(ctx, a.ID, einvoice.KindBuyer, &einvoice.Party{Name: "x", Address: einvoice.Address{State: "99"}, IsDraft: true})
+	if !errors.As(err, &e) || len(e.Fields["address.state"]) != 1 {
+		t.Errorf("bad state: %v, want a VALIDATION_FAILED naming address.state", err)
+	}
+}
