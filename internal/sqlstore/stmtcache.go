@@ -17,8 +17,8 @@ import (
 type stmtCache struct {
 	db          *sql.DB
 	passthrough bool
-	mu sync.RWMutex
-	m  map[string]*sql.Stmt
+	mu          sync.RWMutex
+	m           map[string]*sql.Stmt
 }
 
 func newStmtCache(db *sql.DB, passthrough bool) *stmtCache {
