@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -102,4 +103,84 @@ func TestHTML(t *testing.T) {
 	if first, second := HTML(), HTML(); &first[0] != &second[0] {
 		t.Error("HTML() is rendered again on each call, want it cached")
 	}
+}
+
+// sampleDocument is a Document as the server renders it: a foreign-currency
+// invoice computed with autoCalculate, with its MYR tax amounts.
+const sampleDocument = `{
+  "id": "01a2013d-0372-7941-b300-de468057d5a8", "type": "invoice", "typeCode": "01", "status": "draft",
+  "buyerId": "01a2013d-0366-734f-b19e-41d1c13669ab", "invoiceSerialNumber": "INV-1",
+  "currencyCode": "USD", "exchangeRate": 4.7, "autoCalculate": true, "erpIssuedAt": "2026-01-02T10:00:00+08:00",
+  "invoiceDiscountAmount": "1.50", "invoiceDiscountDescription": "", "invoiceFeeAmount": null, "invoiceFeeDescription": "",
+  "invoiceLines": [{"classifications": ["001"], "productDescription": "x", "quantity": 2.5, "unitCode": "H87",
+    "unitPrice": 1e1, "discountRate": 10, "discountDescription": "", "feeOrChargeRate": null, "feeOrChargeDescription": "",
+    "invoiceLineTaxes": [{"taxType": "03", "taxRate": 10, "exemptionReason": "", "taxAmount": "25.00", "taxAmountMyr": "117.50"}],
+    "subtotal": "25.00", "discountAmount": "2.50", "feeOrChargeAmount": "0.00", "totalExcludingTax": "22.50",
+    "taxAmount": "25.00", "totalIncludingTax": "47.50", "taxAmountMyr": "117.50"}],
+  "payment": {"paymentMode": "01", "paymentTerms": "", "supplierBankAccountNumber": "", "prepaymentAmount": null,
+    "prepaymentDate": "", "prepaymentReferenceNumber": ""},
+  "delivery": {"recipientName": "r", "recipientTin": "", "recipientIdType": "", "recipientIdValue": "", "recipientAddress": null},
+  "invoicePeriod": null, "documentReferences": null, "isPreEinvoicing": false,
+  "subtotal": "22.50", "totalDiscountAmount": "1.50", "totalFeeAmount": "0.00", "totalExcludingTax": "21.00",
+  "totalTaxAmount": "25.00", "totalIncludingTax": "46.00", "prepaymentAmount": "0.00", "roundingAmount": "0.00",
+  "totalPayableAmount": "46.00",
+  "taxSubtotals": [{"taxType": "03", "taxRate": 10, "taxableAmount": "22.50", "taxAmount": "25.00", "taxAmountMyr": "117.50"}],
+  "totalTaxAmountMyr": "117.50",
+  "createdAt": "2026-11-22T03:11:45.516182Z", "updatedAt": "2026-11-22T03:11:45.516182Z",
+  "history": [{"status": "draft", "keyId": "", "note": "created", "at": "2026-11-22T03:11:45.516182Z"}]
+}`
+
+// TestDocumentSchemas pins the choices of the document contract: history
+// only in single-document responses, the MYR amounts and the parties' ids
+// as optional keys (never null), money as two-decimal strings.
+func TestDocumentSchemas(t *testing.T) {
+	doc := load(t)
+	schema := func(name string) *openapi3.Schema { return doc.Components.Schemas[name].Value }
+	check := func(name string, edit func(d map[string]any), wrap func(d map[string]any) any, wantOK bool) {
+		t.Helper()
+		var d map[string]any
+		if err := json.Unmarshal([]byte(sampleDocument), &d); err != nil {
+			t.Fatal(err)
+		}
+		edit(d)
+		v := wrap(d)
+		// Round-trip so that the value has the types encoding/json gives.
+		b, _ := json.Marshal(v)
+		var value any
+		_ = json.Unmarshal(b, &value)
+		err := schema(name).VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse())
+		if (err == nil) != wantOK {
+			t.Errorf("%s: valid = %v, want %v: %v", name, err == nil, wantOK, err)
+		}
+	}
+	one := func(d map[string]any) any { return map[string]any{"success": true, "data": d} }
+	list := func(d map[string]any) any {
+		return map[string]any{"success": true, "data": []any{d},
+			"meta": map[string]any{"page": 1, "per_page": 15, "total": 1, "last_page": 1}}
+	}
+	same := func(map[string]any) {}
+	lines := func(d map[string]any) map[string]any { return d["invoiceLines"].([]any)[0].(map[string]any) }
+	noMyr := func(d map[string]any) {
+		delete(d, "totalTaxAmountMyr")
+		delete(lines(d), "taxAmountMyr")
+		delete(lines(d)["invoiceLineTaxes"].([]any)[0].(map[string]any), "taxAmountMyr")
+		delete(d["taxSubtotals"].([]any)[0].(map[string]any), "taxAmountMyr")
+	}
+
+	check("DocumentResponse", same, one, true)
+	check("DocumentList", same, list, true)
+	check("DocumentResponse", func(d map[string]any) { delete(d, "history") }, one, false)
+	check("DocumentList", func(d map[string]any) { delete(d, "history") }, list, true)
+	check("DocumentResponse", noMyr, one, true)
+	check("DocumentResponse", func(d map[string]any) { d["totalTaxAmountMyr"] = nil }, one, false)
+	check("DocumentResponse", func(d map[string]any) { lines(d)["taxAmountMyr"] = nil }, one, false)
+	check("DocumentResponse", func(d map[string]any) { delete(d, "buyerId") }, one, true)
+	check("DocumentResponse", func(d map[string]any) { d["buyerId"] = "" }, one, false)
+	check("DocumentResponse", func(d map[string]any) { d["subtotal"] = nil; d["payment"] = nil; d["invoiceLines"] = nil }, one, true)
+	check("DocumentResponse", func(d map[string]any) { d["subtotal"] = "22.5" }, one, false)
+	check("DocumentResponse", func(d map[string]any) { d["subtotal"] = 22.5 }, one, false)
+	check("DocumentResponse", func(d map[string]any) { delete(d, "roundingAmount") }, one, false)
+	check("DocumentResponse", func(d map[string]any) { d["status"] = "Draft" }, one, false)
+	check("DocumentResponse", func(d map[string]any) { lines(d)["quantity"] = "2.5" }, one, false)
+	check("DocumentResponse", func(d map[string]any) { lines(d)["extra"] = 1 }, one, false)
 }

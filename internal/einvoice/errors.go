@@ -101,6 +101,8 @@ var (
 	ErrInUse = errors.New("in use")
 	// ErrConflict: a uniqueness constraint refused the write.
 	ErrConflict = errors.New("conflict")
+	// ErrWrongState: a conditional write found the row in another status.
+	ErrWrongState = errors.New("wrong state")
 )
 
 // FieldErrors maps a field path to the problems found with it.

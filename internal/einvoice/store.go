@@ -11,6 +11,7 @@ type Store interface {
 	TenantStore
 	APIKeyStore
 	PartyStore
+	DocumentStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.
@@ -62,6 +63,45 @@ type PartyStore interface {
 	DeleteParty(ctx context.Context, tenantID string, kind PartyKind, id string) error
 	// ListParties returns one page, newest first (ties by id).
 	ListParties(ctx context.Context, tenantID string, kind PartyKind, f PartyFilter) (Page[*Party], error)
+}
+
+// DocumentStore keeps documents and their history, scoped to a tenant.
+type DocumentStore interface {
+	// CreateDocument inserts d with its first event; ErrConflict when its
+	// serial number is taken for its type code, ErrNotFound when a party it
+	// names is gone.
+	CreateDocument(ctx context.Context, d *Document, e Event) error
+	// GetDocument returns the document, or ErrNotFound.
+	GetDocument(ctx context.Context, tenantID, id string) (*Document, error)
+	// UpdateDocument replaces d when its stored status is one of from,
+	// recording e when not nil; ErrNotFound, ErrWrongState, ErrConflict.
+	UpdateDocument(ctx context.Context, d *Document, from []Status, e *Event) error
+	// DeleteDocument removes the document when its status is one of from;
+	// ErrNotFound or ErrWrongState.
+	DeleteDocument(ctx context.Context, tenantID, id string, from []Status) error
+	// ListDocuments returns one page, newest first (ties by id).
+	ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error)
+	// DocumentHistory returns the events of a document, oldest first.
+	DocumentHistory(ctx context.Context, tenantID, id string) ([]Event, error)
+}
+
+// DocumentFilter selects a page of documents. Search is a case-insensitive
+// prefix of the serial number.
+type DocumentFilter struct {
+	Status Status
+	Kind   DocumentKind
+	Search string
+	PageRequest
+}
+
+// Event is one entry of a document's history: a status it reached, when,
+// and the API key that caused it ("" for the service itself).
+type Event struct {
+	ID     string    `json:"-"`
+	Status Status    `json:"status"`
+	KeyID  string    `json:"keyId"`
+	Note   string    `json:"note"`
+	At     time.Time `json:"at"`
 }
 
 // RateLimiter counts requests per API key in fixed windows opened by a

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -56,13 +57,13 @@ func decode(r *http.Request, limit int64, dst any) error {
 	if _, isObject := v.(map[string]any); !isObject {
 		return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body must be a JSON object.")
 	}
-	shape := shapeErrors{types: einvoice.FieldErrors{}, unknown: einvoice.FieldErrors{}}
+	shape := shapeErrors{types: einvoice.FieldErrors{}, invalid: einvoice.FieldErrors{}}
 	shape.walk(v, reflect.TypeOf(dst), "")
 	if len(shape.types) > 0 {
 		return &einvoice.Error{Code: einvoice.CodeMalformedJSON, Message: "A field has the wrong JSON type.", Fields: shape.types}
 	}
-	if len(shape.unknown) > 0 {
-		return &einvoice.Error{Code: einvoice.CodeValidationFailed, Message: "The given data was invalid: unknown field.", Fields: shape.unknown}
+	if len(shape.invalid) > 0 {
+		return shape.invalid.Err()
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError
@@ -87,12 +88,24 @@ func malformed(err error) error {
 	return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body is not valid JSON.")
 }
 
-// shapeErrors collects the problems of a JSON value against a Go type.
+// shapeErrors collects the problems of a JSON value against a Go type:
+// wrong JSON types (400), and unknown fields or values out of limits (422).
 type shapeErrors struct {
-	types, unknown einvoice.FieldErrors
+	types, invalid einvoice.FieldErrors
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+// jsonChecker is implemented by value types that decode themselves (money
+// amounts and exact numbers): CheckJSON judges the decoded JSON value v and
+// returns a wrong-type message or a limit problem.
+type jsonChecker interface {
+	CheckJSON(v any) (typeErr, problem string)
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	checkerType     = reflect.TypeFor[jsonChecker]()
+	timeType        = reflect.TypeFor[time.Time]()
+)
 
 func join(path, name string) string {
 	if path == "" {
@@ -107,13 +120,26 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 		return
 	}
 	for t.Kind() == reflect.Pointer {
-		if t.Implements(unmarshalerType) {
-			return // the type decodes (and checks) itself
-		}
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	switch {
+	case t == timeType:
+		if str, ok := v.(string); !ok {
+			s.types.Add(path, "must be a string")
+		} else if _, err := time.Parse(time.RFC3339, str); err != nil {
+			s.invalid.Add(path, "must be a date-time in RFC 3339 with an offset, e.g. 2026-11-22T10:30:00+08:00")
+		}
 		return
+	case t.Implements(checkerType):
+		typeErr, problem := reflect.Zero(t).Interface().(jsonChecker).CheckJSON(v)
+		if typeErr != "" {
+			s.types.Add(path, "%s", typeErr)
+		} else if problem != "" {
+			s.invalid.Add(path, "%s", problem)
+		}
+		return
+	case reflect.PointerTo(t).Implements(unmarshalerType):
+		return // a type that decodes itself
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -130,7 +156,7 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 				s.walk(val, f, join(path, key))
 			case fields.ignored[key]:
 			default:
-				s.unknown.Add(join(path, key), "is not a known field")
+				s.invalid.Add(join(path, key), "is not a known field")
 			}
 		}
 	case reflect.Slice, reflect.Array:

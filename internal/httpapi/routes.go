@@ -38,6 +38,16 @@ func (s *Server) routes() {
 		s.api("DELETE "+p.path+"/{id}", write, s.deleteParty(p.kind))
 	}
 
+	// Documents: one create route per kind; list, read, replace and delete
+	// under /invoices for every kind.
+	for _, ki := range einvoice.Kinds {
+		s.api("POST /api/v1"+ki.Path, write, s.createDocument(ki.Kind))
+	}
+	s.api("GET /api/v1/invoices", read, s.listDocuments)
+	s.api("GET /api/v1/invoices/{id}", read, s.getDocument)
+	s.api("PUT /api/v1/invoices/{id}", write, s.updateDocument)
+	s.api("DELETE /api/v1/invoices/{id}", write, s.deleteDocument)
+
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.
 	for _, name := range refdata.Endpoints() {

@@ -64,6 +64,8 @@ func TestConformance(t *testing.T) {
 		"RateLimit":        testRateLimit,
 		"MigrateTwice":     testMigrateTwice,
 		"ConcurrentWrites": testConcurrentWrites,
+		"Documents":        testDocuments,
+		"DocumentListing":  testDocumentListing,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

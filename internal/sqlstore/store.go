@@ -238,6 +238,11 @@ func classify(err error) error {
 			return fmt.Errorf("%w: %s", einvoice.ErrConflict, lite.Error())
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 			return fmt.Errorf("%w: %s", errForeignKey, lite.Error())
+		case sqlite3.SQLITE_CONSTRAINT_TRIGGER:
+			// An ON DELETE RESTRICT reference is reported as a trigger.
+			if strings.Contains(lite.Error(), "FOREIGN KEY") {
+				return fmt.Errorf("%w: %s", errForeignKey, lite.Error())
+			}
 		}
 	}
 	return err

@@ -1,0 +1,222 @@
+package einvoice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// editable and deletable are the statuses from which a document may be
+// changed or removed.
+var (
+	editable  = []Status{StatusDraft, StatusReady, StatusInvalid}
+	deletable = []Status{StatusDraft, StatusReady}
+)
+
+func documentNotFound(id string) error {
+	return Errorf(CodeDocumentNotFound, "No document with id %q.", id)
+}
+
+func notEditable(d *Document, what string) error {
+	return Errorf(CodeDocumentNotDraft, "The document is %s: only draft, ready or Invalid documents can be %s.", d.Status, what)
+}
+
+// checkParties refuses a document whose party is missing, of the wrong
+// kind, or not the tenant's.
+func (s *Service) checkParties(ctx context.Context, tenantID string, info KindInfo, d *Document, f FieldErrors) error {
+	switch {
+	case info.SelfBilled:
+		if d.BuyerID != "" {
+			f.Add("buyerId", "a self-billed document names its supplier with onBehalfSellerId, not a buyerId")
+		}
+		return s.checkParty(ctx, tenantID, KindSeller, "onBehalfSellerId", d.OnBehalfSellerID, f)
+	case info.Consolidated:
+		if d.BuyerID != "" {
+			f.Add("buyerId", "the buyer of a consolidated invoice is the General Public, filled in by the service: leave buyerId out")
+		}
+	default:
+		if err := s.checkParty(ctx, tenantID, KindBuyer, "buyerId", d.BuyerID, f); err != nil {
+			return err
+		}
+	}
+	if !info.SelfBilled && d.OnBehalfSellerID != "" {
+		f.Add("onBehalfSellerId", "only self-billed documents name an on-behalf seller")
+	}
+	return nil
+}
+
+func (s *Service) checkParty(ctx context.Context, tenantID string, kind PartyKind, path, id string, f FieldErrors) error {
+	if id == "" {
+		f.Add(path, "is required")
+		return nil
+	}
+	_, err := s.GetParty(ctx, tenantID, kind, id)
+	if ErrorCode(err) == notFoundCode(kind) {
+		f.Add(path, "no %s with this id", partyNoun(kind))
+		return nil
+	}
+	return err
+}
+
+// prepare checks d as a create or update of the given kind would, and
+// computes its amounts when it asks for it.
+func (s *Service) prepare(ctx context.Context, tenantID string, info KindInfo, d *Document) error {
+	d.Kind, d.TypeCode, d.TenantID = info.Kind, info.TypeCode, tenantID
+	if d.CurrencyCode == "" {
+		d.CurrencyCode = "MYR"
+	}
+	f := ValidateDocumentInput(d, info)
+	if err := s.checkParties(ctx, tenantID, info, d, f); err != nil {
+		return err
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	if d.AutoCalculate {
+		Calculate(d)
+	}
+	return nil
+}
+
+// storeError maps a store error of a document write.
+func storeError(err error, d *Document) error {
+	switch {
+	case errors.Is(err, ErrConflict):
+		return &Error{Code: CodeDuplicateSerial,
+			Message: fmt.Sprintf("Serial number %q is already used by another document of type %s.", d.InvoiceSerialNumber, d.TypeCode),
+			Fields:  FieldErrors{"invoiceSerialNumber": {"is already used for this document type"}}}
+	case errors.Is(err, ErrNotFound):
+		return FieldErrors{"buyerId": {"the party was deleted meanwhile"}}.Err()
+	}
+	return err
+}
+
+// CreateDocument validates d and stores it as a new draft of the kind.
+func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, kind DocumentKind, d *Document) (*Document, error) {
+	info, ok := InfoOf(kind)
+	if !ok {
+		return nil, fmt.Errorf("unknown document kind %q", kind)
+	}
+	if err := s.prepare(ctx, tenantID, info, d); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = s.NewID(), StatusDraft, now, now
+	ev := Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: "created", At: now}
+	if err := s.Store.CreateDocument(ctx, d, ev); err != nil {
+		if e := storeError(err, d); e != err {
+			return nil, e
+		}
+		return nil, fmt.Errorf("create document: %w", err)
+	}
+	return d, nil
+}
+
+// GetDocument returns a document of the tenant with its history.
+func (s *Service) GetDocument(ctx context.Context, tenantID, id string) (*Document, []Event, error) {
+	d, err := s.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := s.Store.DocumentHistory(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document history: %w", err)
+	}
+	return d, h, nil
+}
+
+func (s *Service) document(ctx context.Context, tenantID, id string) (*Document, error) {
+	if !ValidID(id) {
+		return nil, documentNotFound(id)
+	}
+	d, err := s.Store.GetDocument(ctx, tenantID, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, documentNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get document: %w", err)
+	}
+	return d, nil
+}
+
+// CheckEditable returns the document if it may be updated: the state check
+// that comes before a PUT's body is read.
+func (s *Service) CheckEditable(ctx context.Context, tenantID, id string) (*Document, error) {
+	d, err := s.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Status.Editable() {
+		return nil, notEditable(d, "updated")
+	}
+	return d, nil
+}
+
+// UpdateDocument replaces every writable field of the document with those
+// of d. The kind stays; an edit returns the document to draft.
+func (s *Service) UpdateDocument(ctx context.Context, tenantID, keyID, id string, d *Document) (*Document, error) {
+	old, err := s.CheckEditable(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	info, _ := InfoOf(old.Kind)
+	if err := s.prepare(ctx, tenantID, info, d); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = old.ID, StatusDraft, old.CreatedAt, now
+	var ev *Event
+	if old.Status != StatusDraft {
+		ev = &Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: fmt.Sprintf("edited while %s", old.Status), At: now}
+	}
+	err = s.Store.UpdateDocument(ctx, d, editable, ev)
+	switch {
+	case errors.Is(err, ErrWrongState):
+		cur, gerr := s.document(ctx, tenantID, id)
+		if gerr != nil {
+			return nil, gerr
+		}
+		return nil, notEditable(cur, "updated")
+	case errors.Is(err, ErrNotFound) && !errors.Is(err, ErrConflict):
+		if _, gerr := s.document(ctx, tenantID, id); gerr != nil {
+			return nil, gerr
+		}
+		return nil, storeError(err, d)
+	case err != nil:
+		if e := storeError(err, d); e != err {
+			return nil, e
+		}
+		return nil, fmt.Errorf("update document: %w", err)
+	}
+	return d, nil
+}
+
+// DeleteDocument removes a draft or ready document.
+func (s *Service) DeleteDocument(ctx context.Context, tenantID, id string) error {
+	if !ValidID(id) {
+		return documentNotFound(id)
+	}
+	err := s.Store.DeleteDocument(ctx, tenantID, id, deletable)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return documentNotFound(id)
+	case errors.Is(err, ErrWrongState):
+		d, gerr := s.document(ctx, tenantID, id)
+		if gerr != nil {
+			return gerr
+		}
+		return Errorf(CodeDocumentNotDraft, "The document is %s: only draft or ready documents can be deleted.", d.Status)
+	case err != nil:
+		return fmt.Errorf("delete document: %w", err)
+	}
+	return nil
+}
+
+// ListDocuments returns one page of the tenant's documents.
+func (s *Service) ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error) {
+	page, err := s.Store.ListDocuments(ctx, tenantID, f)
+	if err != nil {
+		return page, fmt.Errorf("list documents: %w", err)
+	}
+	return page, nil
+}

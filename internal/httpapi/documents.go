@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// documentRequest is the body of a document create or PUT. Fields that
+// only responses carry are accepted and ignored (the Document's own
+// response fields — id, type, typeCode, status, timestamps, and with
+// autoCalculate the amounts — are overwritten by the service).
+type documentRequest struct {
+	_ struct{} `ignore:"history"`
+	einvoice.Document
+}
+
+// documentJSON is a document in responses: the document and its history.
+type documentJSON struct {
+	*einvoice.Document
+	History []einvoice.Event `json:"history"`
+}
+
+func (s *Server) createDocument(kind einvoice.DocumentKind) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+		var req documentRequest
+		if err := decode(r, maxBody, &req); err != nil {
+			return err
+		}
+		d, err := s.svc.CreateDocument(r.Context(), k.TenantID, k.ID, kind, &req.Document)
+		if err != nil {
+			return err
+		}
+		_, history, err := s.svc.GetDocument(r.Context(), k.TenantID, d.ID)
+		if err != nil {
+			return err
+		}
+		ok(w, http.StatusCreated, documentJSON{Document: d, History: history})
+		return nil
+	}
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	d, history, err := s.svc.GetDocument(r.Context(), k.TenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, documentJSON{Document: d, History: history})
+	return nil
+}
+
+func (s *Server) updateDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	// The state comes first: a document that is not editable is a 409
+	// whatever the body holds.
+	if _, err := s.svc.CheckEditable(r.Context(), k.TenantID, r.PathValue("id")); err != nil {
+		return err
+	}
+	var req documentRequest
+	if err := decode(r, maxBody, &req); err != nil {
+		return err
+	}
+	if _, err := s.svc.UpdateDocument(r.Context(), k.TenantID, k.ID, r.PathValue("id"), &req.Document); err != nil {
+		return err
+	}
+	return s.getDocument(w, r, k)
+}
+
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	id := r.PathValue("id")
+	if err := s.svc.DeleteDocument(r.Context(), k.TenantID, id); err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, deleted{ID: id, Deleted: true})
+	return nil
+}
+
+func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	pr, err := pageRequest(r)
+	f := einvoice.FieldErrors{}
+	if e, ok := err.(*einvoice.Error); ok {
+		f = e.Fields
+	} else if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	filter := einvoice.DocumentFilter{Status: einvoice.Status(q.Get("status")), Kind: einvoice.DocumentKind(q.Get("type")),
+		Search: q.Get("search"), PageRequest: pr}
+	if filter.Status != "" && !slices.Contains(einvoice.Statuses, filter.Status) {
+		f.Add("status", "must be one of draft, ready, submitting, Submitted, Valid, Invalid, Cancelled")
+	}
+	if _, known := einvoice.InfoOf(filter.Kind); filter.Kind != "" && !known {
+		f.Add("type", "must be one of invoice, credit_note, debit_note, refund_note, consolidated_invoice, self_billed_invoice, self_billed_credit_note, self_billed_debit_note, self_billed_refund_note")
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	page, err := s.svc.ListDocuments(r.Context(), k.TenantID, filter)
+	if err != nil {
+		return err
+	}
+	okPage(w, page, page.Items)
+	return nil
+}

@@ -1,0 +1,228 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+const documentColumns = `id, tenant_id, kind, type_code, status, buyer_id, seller_id, serial, serial_lower, body, created_at, updated_at`
+
+func nullID(id string) sql.NullString { return sql.NullString{String: id, Valid: id != ""} }
+
+func documentArgs(d *einvoice.Document) ([]any, error) {
+	body, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode document: %w", err)
+	}
+	return []any{d.ID, d.TenantID, string(d.Kind), d.TypeCode, string(d.Status), nullID(d.BuyerID), nullID(d.OnBehalfSellerID),
+		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt)}, nil
+}
+
+func scanDocument(row interface{ Scan(...any) error }) (*einvoice.Document, error) {
+	var d einvoice.Document
+	var id, tenant, kind, typeCode, status, serial, serialLower, body string
+	var buyer, seller sql.NullString
+	var created, updated int64
+	err := row.Scan(&id, &tenant, &kind, &typeCode, &status, &buyer, &seller, &serial, &serialLower, &body, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, einvoice.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		return nil, fmt.Errorf("decode document %s: %w", id, err)
+	}
+	// The columns are the truth for what they hold.
+	d.ID, d.TenantID, d.Kind, d.TypeCode, d.Status = id, tenant, einvoice.DocumentKind(kind), typeCode, einvoice.Status(status)
+	d.BuyerID, d.OnBehalfSellerID, d.InvoiceSerialNumber = buyer.String, seller.String, serial
+	d.CreatedAt, d.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &d, nil
+}
+
+func insertEvent(ctx context.Context, tx *sql.Tx, docID string, e einvoice.Event) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO document_events (id, document_id, status, key_id, note, at) VALUES ($1,$2,$3,$4,$5,$6)`,
+		e.ID, docID, string(e.Status), e.KeyID, e.Note, micros(e.At))
+	if err != nil {
+		return fmt.Errorf("insert document event: %w", err)
+	}
+	return nil
+}
+
+// docWriteError maps constraint errors of a document write.
+func docWriteError(err error) error {
+	err = classify(err)
+	switch {
+	case errors.Is(err, einvoice.ErrConflict):
+		return einvoice.ErrConflict // the serial number
+	case errors.Is(err, errForeignKey):
+		return fmt.Errorf("document party: %w", einvoice.ErrNotFound)
+	}
+	return err
+}
+
+// CreateDocument inserts d with its first history event.
+func (s *Store) CreateDocument(ctx context.Context, d *einvoice.Document, e einvoice.Event) error {
+	args, err := documentArgs(d)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, args...); err != nil {
+			return docWriteError(err)
+		}
+		return insertEvent(ctx, tx, d.ID, e)
+	})
+}
+
+// GetDocument returns the tenant's document, or einvoice.ErrNotFound.
+func (s *Store) GetDocument(ctx context.Context, tenantID, id string) (*einvoice.Document, error) {
+	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
+		return nil, einvoice.ErrNotFound
+	}
+	return scanDocument(s.rs.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID))
+}
+
+// statusIn renders a status set as SQL literals (they are our constants).
+func statusIn(from []einvoice.Status) string {
+	q := make([]string, len(from))
+	for i, s := range from {
+		q[i] = "'" + string(s) + "'"
+	}
+	return strings.Join(q, ",")
+}
+
+// UpdateDocument replaces d if its stored status is one of from, recording
+// e when it is not nil. einvoice.ErrNotFound when there is no such document,
+// einvoice.ErrWrongState when its status is not in from.
+func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from []einvoice.Status, e *einvoice.Event) error {
+	args, err := documentArgs(d)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET kind=$3, type_code=$4, status=$5, buyer_id=$6, seller_id=$7,
+			serial=$8, serial_lower=$9, body=$10, updated_at=$11 WHERE id=$1 AND tenant_id=$2 AND status IN (`+statusIn(from)+`)`,
+			append(args[:10:10], args[11])...)
+		if err != nil {
+			return docWriteError(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return s.missingOrWrongState(ctx, tx, d.TenantID, d.ID)
+		}
+		if e != nil {
+			return insertEvent(ctx, tx, d.ID, *e)
+		}
+		return nil
+	})
+}
+
+// missingOrWrongState tells why a conditional write changed nothing.
+func (s *Store) missingOrWrongState(ctx context.Context, tx *sql.Tx, tenantID, id string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return einvoice.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return einvoice.ErrWrongState
+}
+
+// DeleteDocument removes the document if its status is one of from.
+func (s *Store) DeleteDocument(ctx context.Context, tenantID, id string, from []einvoice.Status) error {
+	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
+		return einvoice.ErrNotFound
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1 AND tenant_id = $2 AND status IN (`+statusIn(from)+`)`, id, tenantID)
+		if err != nil {
+			return fmt.Errorf("delete document: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return s.missingOrWrongState(ctx, tx, tenantID, id)
+		}
+		return nil
+	})
+}
+
+// searchUpper is the bound of a prefix range: every string that starts with
+// the prefix sorts below prefix + searchUpper.
+const searchUpper = "\U0010FFFF"
+
+// ListDocuments returns one page of the tenant's documents, newest first.
+func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (einvoice.Page[*einvoice.Document], error) {
+	page := einvoice.Page[*einvoice.Document]{PageRequest: f.PageRequest, Items: []*einvoice.Document{}}
+	if !einvoice.ValidID(tenantID) {
+		return page, nil
+	}
+	cond := "tenant_id = $1"
+	args := []any{tenantID}
+	if f.Status != "" {
+		args = append(args, string(f.Status))
+		cond += fmt.Sprintf(" AND status = $%d", len(args))
+	}
+	if f.Kind != "" {
+		args = append(args, string(f.Kind))
+		cond += fmt.Sprintf(" AND kind = $%d", len(args))
+	}
+	if f.Search != "" {
+		// A case-insensitive prefix of the serial number: an index range.
+		prefix := strings.ToLower(f.Search)
+		args = append(args, prefix, prefix+searchUpper)
+		cond += fmt.Sprintf(" AND serial_lower >= $%d AND serial_lower < $%d", len(args)-1, len(args))
+	}
+	if err := s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE `+cond, args...).Scan(&page.Total); err != nil {
+		return page, fmt.Errorf("count documents: %w", err)
+	}
+	if page.Total == 0 || f.Offset() >= page.Total {
+		return page, nil
+	}
+	n := len(args)
+	rows, err := s.rs.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM documents WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
+		documentColumns, cond, n+1, n+2), append(args, f.PerPage, f.Offset())...)
+	if err != nil {
+		return page, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Items = append(page.Items, d)
+	}
+	return page, rows.Err()
+}
+
+// DocumentHistory returns the document's events, oldest first.
+func (s *Store) DocumentHistory(ctx context.Context, tenantID, id string) ([]einvoice.Event, error) {
+	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
+		return nil, einvoice.ErrNotFound
+	}
+	rows, err := s.rs.QueryContext(ctx, `SELECT e.id, e.status, e.key_id, e.note, e.at FROM document_events e
+		JOIN documents d ON d.id = e.document_id WHERE e.document_id = $1 AND d.tenant_id = $2 ORDER BY e.at, e.id`, id, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("document history: %w", err)
+	}
+	defer rows.Close()
+	out := []einvoice.Event{}
+	for rows.Next() {
+		var e einvoice.Event
+		var status string
+		var at int64
+		if err := rows.Scan(&e.ID, &status, &e.KeyID, &e.Note, &at); err != nil {
+			return nil, err
+		}
+		e.Status, e.At = einvoice.Status(status), fromMicros(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

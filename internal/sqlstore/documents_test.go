@@ -1,0 +1,172 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/money"
+)
+
+func amount(s string) *money.Amount { a := money.MustAmount(s); return &a }
+func number(s string) *money.Number { n := money.MustNumber(s); return &n }
+
+func document(tenantID, buyerID, serial string, created time.Time) *einvoice.Document {
+	return &einvoice.Document{
+		ID: newID(), TenantID: tenantID, Kind: einvoice.KindInvoice, TypeCode: "01", Status: einvoice.StatusDraft,
+		BuyerID: buyerID, InvoiceSerialNumber: serial, CurrencyCode: "USD", ExchangeRate: number("4.72310"),
+		InvoiceDiscount: amount("1.50"),
+		Lines: []einvoice.Line{{Classifications: []string{"001"}, ProductDescription: "Laptop", Quantity: number("1.500"),
+			UnitCode: "H87", UnitPrice: number("1e2"), Taxes: []einvoice.LineTax{{TaxType: "01", TaxRate: number("10"), TaxAmount: amount("15.00")}},
+			Subtotal: amount("150.00")}},
+		Payment:   &einvoice.Payment{PaymentMode: "01", PrepaymentAmount: amount("-0.05"), PrepaymentDate: "2026-11-01"},
+		Delivery:  &einvoice.Delivery{RecipientName: "Warehouse", RecipientAddress: &einvoice.Address{Line1: "Lot 1", City: "Shah Alam", State: "10", CountryCode: "MYS"}},
+		Totals:    einvoice.Totals{TotalPayableAmount: amount("148.50"), TaxSubtotals: []einvoice.TaxSubtotal{{TaxType: "01", TaxRate: number("10"), TaxAmount: amount("15.00")}}},
+		CreatedAt: created, UpdatedAt: created,
+	}
+}
+
+func event(status einvoice.Status, at time.Time) einvoice.Event {
+	return einvoice.Event{ID: newID(), Status: status, KeyID: "key-1", Note: "test", At: at}
+}
+
+var cmpMoney = cmp.Comparer(func(a, b money.Amount) bool { return a.String() == b.String() })
+var cmpNumber = cmp.Comparer(func(a, b money.Number) bool { return a.String() == b.String() })
+
+func testDocuments(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := open(t, dsn)
+	a := mustCreateTenant(t, s, "A")
+	b := mustCreateTenant(t, s, "B")
+	buyer := party(a.ID, einvoice.KindBuyer, "Buyer", t0)
+	if err := s.CreateParty(ctx, buyer); err != nil {
+		t.Fatal(err)
+	}
+	d := document(a.ID, buyer.ID, "INV-1", t0)
+	if err := s.CreateDocument(ctx, d, event(einvoice.StatusDraft, t0)); err != nil {
+		t.Fatalf("CreateDocument: %v", err)
+	}
+	got, err := s.GetDocument(ctx, a.ID, d.ID)
+	if err != nil {
+		t.Fatalf("GetDocument: %v", err)
+	}
+	if diff := cmp.Diff(d, got, cmpMoney, cmpNumber); diff != "" {
+		t.Errorf("GetDocument (-want +got):\n%s", diff)
+	}
+	if got.Lines[0].Quantity.String() != "1.500" || got.Lines[0].UnitPrice.String() != "1e2" {
+		t.Errorf("numbers not kept as given: %s %s", got.Lines[0].Quantity, got.Lines[0].UnitPrice)
+	}
+	if _, err := s.GetDocument(ctx, b.ID, d.ID); !errors.Is(err, einvoice.ErrNotFound) {
+		t.Errorf("other tenant's document: %v, want ErrNotFound", err)
+	}
+	// Serial numbers: unique per tenant and type code; empty ones are free.
+	dup := document(a.ID, buyer.ID, "INV-1", t0)
+	if err := s.CreateDocument(ctx, dup, event(einvoice.StatusDraft, t0)); !errors.Is(err, einvoice.ErrConflict) {
+		t.Errorf("duplicate serial: %v, want ErrConflict", err)
+	}
+	note := document(a.ID, buyer.ID, "INV-1", t0)
+	note.Kind, note.TypeCode = einvoice.KindCreditNote, "02"
+	if err := s.CreateDocument(ctx, note, event(einvoice.StatusDraft, t0)); err != nil {
+		t.Errorf("same serial, other type code: %v", err)
+	}
+	for range 2 {
+		if err := s.CreateDocument(ctx, document(a.ID, buyer.ID, "", t0), event(einvoice.StatusDraft, t0)); err != nil {
+			t.Errorf("documents without serial: %v", err)
+		}
+	}
+	otherTenant := document(b.ID, "", "INV-1", t0)
+	if err := s.CreateDocument(ctx, otherTenant, event(einvoice.StatusDraft, t0)); err != nil {
+		t.Errorf("same serial in another tenant: %v", err)
+	}
+	// The buyer is in use.
+	if err := s.DeleteParty(ctx, a.ID, einvoice.KindBuyer, buyer.ID); !errors.Is(err, einvoice.ErrInUse) {
+		t.Errorf("delete referenced buyer: %v, want ErrInUse", err)
+	}
+	// Conditional updates and deletes.
+	d.Status, d.UpdatedAt = einvoice.StatusSubmitted, t0.Add(time.Minute)
+	ev := event(einvoice.StatusSubmitted, t0.Add(time.Minute))
+	if err := s.UpdateDocument(ctx, d, []einvoice.Status{einvoice.StatusDraft}, &ev); err != nil {
+		t.Fatalf("UpdateDocument: %v", err)
+	}
+	d.InvoiceSerialNumber = "CHANGED"
+	if err := s.UpdateDocument(ctx, d, []einvoice.Status{einvoice.StatusDraft, einvoice.StatusReady}, nil); !errors.Is(err, einvoice.ErrWrongState) {
+		t.Errorf("update of a submitted document: %v, want ErrWrongState", err)
+	}
+	if err := s.DeleteDocument(ctx, a.ID, d.ID, []einvoice.Status{einvoice.StatusDraft}); !errors.Is(err, einvoice.ErrWrongState) {
+		t.Errorf("delete of a submitted document: %v, want ErrWrongState", err)
+	}
+	if err := s.DeleteDocument(ctx, b.ID, d.ID, einvoice.Statuses); !errors.Is(err, einvoice.ErrNotFound) {
+		t.Errorf("delete by another tenant: %v, want ErrNotFound", err)
+	}
+	dup.TenantID = b.ID
+	if err := s.UpdateDocument(ctx, dup, einvoice.Statuses, nil); !errors.Is(err, einvoice.ErrNotFound) {
+		t.Errorf("update of a missing document: %v, want ErrNotFound", err)
+	}
+	h, err := s.DocumentHistory(ctx, a.ID, d.ID)
+	if err != nil || len(h) != 2 || h[0].Status != einvoice.StatusDraft || h[1].Status != einvoice.StatusSubmitted || !h[1].At.Equal(t0.Add(time.Minute)) {
+		t.Errorf("history = %+v, %v", h, err)
+	}
+	if err := s.DeleteDocument(ctx, a.ID, note.ID, []einvoice.Status{einvoice.StatusDraft}); err != nil {
+		t.Errorf("delete draft: %v", err)
+	}
+	if h, _ := s.DocumentHistory(ctx, a.ID, note.ID); len(h) != 0 {
+		t.Errorf("history of a deleted document = %v", h)
+	}
+}
+
+func testDocumentListing(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := open(t, dsn)
+	a := mustCreateTenant(t, s, "A")
+	for i := range 12 {
+		d := document(a.ID, "", fmt.Sprintf("INV-2026-%03d", i), t0.Add(time.Duration(i)*time.Second))
+		if i%3 == 0 {
+			d.Kind, d.TypeCode = einvoice.KindSelfBilledInvoice, "11"
+			d.InvoiceSerialNumber = fmt.Sprintf("sb-%03d", i)
+		}
+		if i%4 == 0 {
+			d.Status = einvoice.StatusValid
+		}
+		if err := s.CreateDocument(ctx, d, event(d.Status, t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(f einvoice.DocumentFilter) (int, []string) {
+		t.Helper()
+		if f.PerPage == 0 {
+			f.PageRequest = einvoice.PageRequest{Page: 1, PerPage: 50}
+		}
+		p, err := s.ListDocuments(ctx, a.ID, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var serials []string
+		for _, d := range p.Items {
+			serials = append(serials, d.InvoiceSerialNumber)
+		}
+		return p.Total, serials
+	}
+	if n, got := list(einvoice.DocumentFilter{PageRequest: einvoice.PageRequest{Page: 2, PerPage: 5}}); n != 12 || len(got) != 5 || got[0] != "sb-006" {
+		t.Errorf("page 2 of 5 = %d %v, want newest first from sb-006", n, got)
+	}
+	if n, got := list(einvoice.DocumentFilter{Kind: einvoice.KindSelfBilledInvoice}); n != 4 || got[0] != "sb-009" {
+		t.Errorf("kind filter = %d %v", n, got)
+	}
+	if n, _ := list(einvoice.DocumentFilter{Status: einvoice.StatusValid}); n != 3 {
+		t.Errorf("status filter = %d, want 3", n)
+	}
+	if n, got := list(einvoice.DocumentFilter{Search: "inv-2026-01"}); n != 2 || got[0] != "INV-2026-011" {
+		t.Errorf("prefix search = %d %v", n, got)
+	}
+	if n, _ := list(einvoice.DocumentFilter{Search: "SB-", Status: einvoice.StatusValid}); n != 1 {
+		t.Errorf("search and status = %d, want sb-000 only", n)
+	}
+	if n, _ := list(einvoice.DocumentFilter{Search: "2026"}); n != 0 {
+		t.Errorf("search is a prefix: %d, want 0", n)
+	}
+}
