@@ -8,13 +8,16 @@ test:           ## the test suite (PostgreSQL tests skip unless EINVOICE_TEST_PO
 	go test -race ./...
 test-pg:        ## the test suite with the PostgreSQL tests against the local server
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -race ./...
-bench:          ## Go benchmarks of the whole service over loopback HTTP
+bench:          ## Go benchmarks: the calculation, and the whole service over loopback HTTP
+	go test -run '^$$' -bench . ./internal/einvoice/
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/cli/
 load:           ## the load harness against a freshly started binary, SQLite and PostgreSQL
 	bench/run.sh
 lint:           ## gofmt, go vet, staticcheck
 	scripts/lint
-fuzz:           ## fuzz the request decoder for a minute
+fuzz:           ## fuzz the request decoder, the money parser and the calculation, a minute each
 	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./internal/httpapi/
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/money/
+	go test -run '^$$' -fuzz '^FuzzCalculate$$' -fuzztime 60s ./internal/einvoice/
 generate:       ## regenerate the reference lists (see internal/refdata/gen)
 	go generate ./internal/refdata/

@@ -53,9 +53,20 @@ func Calculate(d *Document) {
 		totalTaxMyr = money.Zero()
 		groups      = taxGroups{list: []TaxSubtotal{}}
 	)
+	// The amounts of the lines and of their tax entries, in two allocations.
+	perEntry := slotsPerEntry(withMyr)
+	entries := 0
+	for _, l := range d.Lines {
+		entries += len(l.Taxes)
+	}
+	lineBlock := make([]lineAmounts, len(d.Lines))
+	entryBlock := make([]money.Amount, perEntry*entries)
+
 	for i := range d.Lines {
 		l := &d.Lines[i]
-		calculateLine(l, withMyr, exchangeRate)
+		n := perEntry * len(l.Taxes)
+		calculateLine(l, &lineBlock[i], entryBlock[:n:n], withMyr, exchangeRate)
+		entryBlock = entryBlock[n:]
 		subtotal = subtotal.Add(*l.TotalExcludingTax)
 		totalTax = totalTax.Add(*l.TaxAmount)
 		if withMyr {
@@ -106,14 +117,15 @@ const paymentModeCash = "01"
 // no currency at all.
 func isMYR(code string) bool { return code == "" || code == "MYR" }
 
-// lineAmounts holds the amounts of one line in one allocation.
+// lineAmounts holds the amounts of one line.
 type lineAmounts struct {
 	subtotal, discount, fee, excl, tax, incl, taxMyr money.Amount
 }
 
-// calculateLine does steps 1 to 4 (and step 8's line part) for one line.
-func calculateLine(l *Line, withMyr bool, exchangeRate decimal.Decimal) {
-	a := new(lineAmounts)
+// calculateLine does steps 1 to 4 (and step 8's line part) for one line,
+// storing the amounts in a and those of its tax entries in entryAmounts (one
+// per entry, two with MYR amounts), which the line then points to.
+func calculateLine(l *Line, a *lineAmounts, entryAmounts []money.Amount, withMyr bool, exchangeRate decimal.Decimal) {
 	qty := numberOr0(l.Quantity)
 
 	// Steps 1 to 3.
@@ -124,11 +136,7 @@ func calculateLine(l *Line, withMyr bool, exchangeRate decimal.Decimal) {
 
 	// Step 4, and step 8 for the entries and the line.
 	a.tax, a.taxMyr = money.Zero(), money.Zero()
-	perEntry := 1
-	if withMyr {
-		perEntry = 2
-	}
-	entryAmounts := make([]money.Amount, perEntry*len(l.Taxes))
+	perEntry := slotsPerEntry(withMyr)
 	for j := range l.Taxes {
 		t := &l.Taxes[j]
 		tax := &entryAmounts[perEntry*j]
@@ -162,6 +170,15 @@ func calculateLine(l *Line, withMyr bool, exchangeRate decimal.Decimal) {
 	if withMyr {
 		l.TaxAmountMyr = &a.taxMyr
 	}
+}
+
+// slotsPerEntry is how many amounts a tax entry has: taxAmount, and
+// taxAmountMyr when withMyr.
+func slotsPerEntry(withMyr bool) int {
+	if withMyr {
+		return 2
+	}
+	return 1
 }
 
 // percentOf returns base x rate / 100, rounded; 0.00 when rate is absent.
