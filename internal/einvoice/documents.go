@@ -220,3 +220,75 @@ func (s *Service) ListDocuments(ctx context.Context, tenantID string, f Document
 	}
 	return page, nil
 }
+
+// ValidationResult is the outcome of validating a document.
+type ValidationResult struct {
+	Doc      *Document
+	Problems []Problem
+}
+
+// Passed reports whether the document may be submitted.
+func (r *ValidationResult) Passed() bool { return len(r.Problems) == 0 }
+
+// ValidateDocument checks a document against the authority's rules and
+// moves it to ready when it passes, to draft when it does not. A document
+// that is not editable is a DOCUMENT_NOT_DRAFT.
+func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id string) (*ValidationResult, error) {
+	d, err := s.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Status.Editable() {
+		return nil, notEditable(d, "validated")
+	}
+	in := ValidationInput{Doc: d, Now: s.Now().UTC(), Referenced: map[string][]*Document{}}
+	if in.Tenant, err = s.GetTenant(ctx, tenantID); err != nil {
+		return nil, err
+	}
+	info, _ := InfoOf(d.Kind)
+	switch {
+	case info.SelfBilled && d.OnBehalfSellerID != "":
+		in.Party, err = s.GetParty(ctx, tenantID, KindSeller, d.OnBehalfSellerID)
+	case !info.SelfBilled && !info.Consolidated && d.BuyerID != "":
+		in.Party, err = s.GetParty(ctx, tenantID, KindBuyer, d.BuyerID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range d.References {
+		if r.ReferenceNumber == "" || r.ReferenceNumber == "NA" || in.Referenced[r.ReferenceNumber] != nil {
+			continue
+		}
+		page, err := s.Store.ListDocuments(ctx, tenantID, DocumentFilter{Search: r.ReferenceNumber, PageRequest: PageRequest{Page: 1, PerPage: MaxPerPage}})
+		if err != nil {
+			return nil, fmt.Errorf("referenced documents: %w", err)
+		}
+		found := []*Document{}
+		for _, ref := range page.Items {
+			if ref.InvoiceSerialNumber == r.ReferenceNumber && ref.ID != d.ID {
+				found = append(found, ref)
+			}
+		}
+		in.Referenced[r.ReferenceNumber] = found
+	}
+	res := &ValidationResult{Doc: d, Problems: ValidateDocument(in)}
+	to := StatusDraft
+	if res.Passed() {
+		to = StatusReady
+	}
+	if to != d.Status {
+		from := d.Status
+		d.Status, d.UpdatedAt = to, s.now()
+		note := "validation passed"
+		if to == StatusDraft {
+			note = fmt.Sprintf("validation failed with %d problems", len(res.Problems))
+		}
+		ev := &Event{ID: s.NewID(), Status: to, KeyID: keyID, Note: note, At: d.UpdatedAt}
+		if err := s.Store.UpdateDocument(ctx, d, []Status{from}, ev); errors.Is(err, ErrWrongState) {
+			return nil, Errorf(CodeDocumentNotDraft, "The document changed while it was validated; try again.")
+		} else if err != nil {
+			return nil, fmt.Errorf("validate: %w", err)
+		}
+	}
+	return res, nil
+}

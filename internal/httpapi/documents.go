@@ -102,3 +102,27 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	okPage(w, page, page.Items)
 	return nil
 }
+
+// validateResult is the data of POST /documents/{id}/validate, with the
+// spec's snake_case names.
+type validateResult struct {
+	ID               string               `json:"id"`
+	Status           einvoice.Status      `json:"status"`
+	ValidationPassed bool                 `json:"validation_passed"`
+	Message          string               `json:"message"`
+	Errors           einvoice.FieldErrors `json:"errors,omitempty"`
+	Problems         []einvoice.Problem   `json:"problems,omitempty"`
+}
+
+func (s *Server) validateDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	res, err := s.svc.ValidateDocument(r.Context(), k.TenantID, k.ID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	out := validateResult{ID: res.Doc.ID, Status: res.Doc.Status, ValidationPassed: res.Passed(), Message: einvoice.Summary(res.Problems)}
+	if !res.Passed() {
+		out.Errors, out.Problems = einvoice.ProblemFields(res.Problems), res.Problems
+	}
+	ok(w, http.StatusOK, out)
+	return nil
+}

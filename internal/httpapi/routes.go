@@ -48,6 +48,9 @@ func (s *Server) routes() {
 	s.api("PUT /api/v1/invoices/{id}", write, s.updateDocument)
 	s.api("DELETE /api/v1/invoices/{id}", write, s.deleteDocument)
 
+	// Document operations.
+	s.api("POST /api/v1/documents/{id}/validate", write, s.validateDocument)
+
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.
 	for _, name := range refdata.Endpoints() {
