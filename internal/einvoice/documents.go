@@ -259,13 +259,13 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		if r.ReferenceNumber == "" || r.ReferenceNumber == "NA" || in.Referenced[r.ReferenceNumber] != nil {
 			continue
 		}
-		page, err := s.Store.ListDocuments(ctx, tenantID, DocumentFilter{Search: r.ReferenceNumber, PageRequest: PageRequest{Page: 1, PerPage: MaxPerPage}})
+		refs, err := s.Store.DocumentsBySerial(ctx, tenantID, r.ReferenceNumber)
 		if err != nil {
 			return nil, fmt.Errorf("referenced documents: %w", err)
 		}
 		found := []*Document{}
-		for _, ref := range page.Items {
-			if ref.InvoiceSerialNumber == r.ReferenceNumber && ref.ID != d.ID {
+		for _, ref := range refs {
+			if ref.ID != d.ID {
 				found = append(found, ref)
 			}
 		}
@@ -277,18 +277,30 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		to = StatusReady
 	}
 	if to != d.Status {
-		from := d.Status
-		d.Status, d.UpdatedAt = to, s.now()
+		// Only the status moves, and only if nobody changed the document
+		// meanwhile: a concurrent edit must not be overwritten, nor made ready
+		// unvalidated.
 		note := "validation passed"
 		if to == StatusDraft {
-			note = fmt.Sprintf("validation failed with %d problems", len(res.Problems))
+			note = "validation failed: " + pluralProblems(len(res.Problems))
 		}
-		ev := &Event{ID: s.NewID(), Status: to, KeyID: keyID, Note: note, At: d.UpdatedAt}
-		if err := s.Store.UpdateDocument(ctx, d, []Status{from}, ev); errors.Is(err, ErrWrongState) {
-			return nil, Errorf(CodeDocumentNotDraft, "The document changed while it was validated; try again.")
-		} else if err != nil {
+		ev := Event{ID: s.NewID(), Status: to, KeyID: keyID, Note: note, At: s.now()}
+		err := s.Store.TransitionDocument(ctx, tenantID, d.ID, d.Status, d.UpdatedAt, ev)
+		switch {
+		case errors.Is(err, ErrWrongState), errors.Is(err, ErrNotFound):
+			return nil, Errorf(CodeDocumentNotDraft, "The document changed while it was validated; validate it again.")
+		case err != nil:
 			return nil, fmt.Errorf("validate: %w", err)
 		}
+		d.Status, d.UpdatedAt = to, ev.At
 	}
 	return res, nil
+}
+
+// pluralProblems says "1 problem" or "N problems".
+func pluralProblems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
 }

@@ -81,6 +81,13 @@ type DocumentStore interface {
 	DeleteDocument(ctx context.Context, tenantID, id string, from []Status) error
 	// ListDocuments returns one page, newest first (ties by id).
 	ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error)
+	// TransitionDocument moves the document from one status to another,
+	// provided it is still at that status and unchanged since version (its
+	// UpdatedAt), recording e; ErrNotFound or ErrWrongState.
+	TransitionDocument(ctx context.Context, tenantID, id string, from Status, version time.Time, e Event) error
+	// DocumentsBySerial returns the tenant's documents with exactly that
+	// serial number, of any type.
+	DocumentsBySerial(ctx context.Context, tenantID, serial string) ([]*Document, error)
 	// DocumentHistory returns the events of a document, oldest first.
 	DocumentHistory(ctx context.Context, tenantID, id string) ([]Event, error)
 }

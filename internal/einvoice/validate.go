@@ -50,10 +50,23 @@ const (
 	IssueWindow = 72 * time.Hour
 )
 
-var (
-	exemptionReason = regexp.MustCompile(`^[A-Za-z0-9 .,()\-]+$`)
-	authorityUUID   = regexp.MustCompile(`^[A-Z0-9]{26}$`)
-)
+var authorityUUID = regexp.MustCompile(`^[A-Z0-9]{26}$`)
+
+// exemptionReasonOK reports whether s holds only what the authority allows
+// in a tax exemption reason: letters, digits, spaces and . - , ( ).
+func exemptionReasonOK(s string) bool {
+	for _, r := range s {
+		switch {
+		case 'A' <= r && r <= 'Z', 'a' <= r && r <= 'z', '0' <= r && r <= '9', strings.ContainsRune(" .-,()", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// supplierOnly are profile fields the authority needs of a supplier only.
+var supplierOnly = map[string]bool{"msicCode": true, "businessActivityDescription": true, "tourismTaxRegistrationNumber": true}
 
 // validation collects problems.
 type validation struct {
@@ -64,10 +77,48 @@ func (v *validation) add(rule, field, msg string) {
 	v.problems = append(v.problems, Problem{Rule: rule, Field: field, Message: msg})
 }
 
-func (v *validation) length(rule, field, value string, max int) {
-	if utf8.RuneCountInString(value) > max {
-		v.add(rule, field, fmt.Sprintf("must be at most %d characters", max))
+// length reports a value of more than max characters.
+func (v *validation) length(at fieldPath, field, value string, max int) {
+	if len(value) > max && utf8.RuneCountInString(value) > max { // a rune has at least one byte
+		v.add("TOO_LONG", at.to(field), fmt.Sprintf("must be at most %d characters", max))
 	}
+}
+
+// fieldPath is where a field sits: at the top of the document (the zero
+// value), or in element i of a list and, with sub, in element j of its own
+// list. The path string is built only when a problem names it, which keeps
+// the validation of a valid document of many lines cheap.
+type fieldPath struct {
+	list string
+	i    int
+	sub  string
+	j    int
+}
+
+var top fieldPath
+
+func lineAt(i int) fieldPath { return fieldPath{list: "invoiceLines", i: i} }
+
+// tax is the path of tax entry j of the line at p.
+func (p fieldPath) tax(j int) fieldPath {
+	p.sub, p.j = "invoiceLineTaxes", j
+	return p
+}
+
+// to returns the path of field under p, or of the element itself when
+// field is "": "invoiceLines.0.invoiceLineTaxes.1.taxRate".
+func (p fieldPath) to(field string) string {
+	var parts []string
+	if p.list != "" {
+		parts = append(parts, p.list, strconv.Itoa(p.i))
+		if p.sub != "" {
+			parts = append(parts, p.sub, strconv.Itoa(p.j))
+		}
+	}
+	if field != "" {
+		parts = append(parts, field)
+	}
+	return strings.Join(parts, ".")
 }
 
 // ValidateDocument returns everything the authority would reject in the
@@ -82,10 +133,30 @@ func ValidateDocument(in ValidationInput) []Problem {
 	v.lines(d)
 	v.notes(d, info, in.Referenced)
 	if !d.AutoCalculate {
-		amountChecker{v}.check(d)
+		(&amountChecker{v: v}).check(d)
 	}
-	sort.SliceStable(v.problems, func(i, j int) bool { return v.problems[i].Field < v.problems[j].Field })
+	sort.SliceStable(v.problems, func(i, j int) bool { return lessPath(v.problems[i].Field, v.problems[j].Field) })
 	return v.problems
+}
+
+// lessPath orders field paths part by part, indexes by number:
+// "invoiceLines.2.quantity" before "invoiceLines.10.quantity", and a path
+// before the paths under it.
+func lessPath(a, b string) bool {
+	for a != "" && b != "" {
+		pa, restA, _ := strings.Cut(a, ".")
+		pb, restB, _ := strings.Cut(b, ".")
+		if pa != pb {
+			na, errA := strconv.Atoi(pa)
+			nb, errB := strconv.Atoi(pb)
+			if errA == nil && errB == nil {
+				return na < nb
+			}
+			return pa < pb
+		}
+		a, b = restA, restB
+	}
+	return a == "" && b != ""
 }
 
 // parties checks the supplier and the buyer as the authority's document
@@ -97,6 +168,9 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 		tenantRole, partyRole = "buyer", "supplier"
 	}
 	for path, msgs := range ProfileReadiness(&in.Tenant.Profile) {
+		if info.SelfBilled && supplierOnly[path] {
+			continue // the authority's buyer carries no industry code nor tourism tax number
+		}
 		for _, m := range msgs {
 			v.add("PROFILE_INCOMPLETE", tenantRole+"."+path, m+" (in the tenant profile, PUT /api/v1/profile)")
 		}
@@ -116,9 +190,14 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 			v.add("PARTY_NOT_READY", partyRole+"."+path, m)
 		}
 	}
+	// Where each general TIN may appear (reference myinvois.md 2.4, 2.7):
+	// 010 is the buyer of a consolidated invoice (which has no party here)
+	// and of the notes that adjust one, and the supplier of a consolidated
+	// self-billed invoice; 020 and 040 are buyers; 030 is the supplier of
+	// self-billed documents.
 	switch tin := in.Party.TIN; {
-	case tin == TINGeneralPublic:
-		v.add("SPECIAL_TIN_MISUSED", partyRole+".tin", "the General Public TIN EI00000000010 is only for consolidated invoices (the authority answers ERR237)")
+	case tin == TINGeneralPublic && !info.SelfBilled && !(info.Note && refersToConsolidated(in.Doc, in.Referenced)):
+		v.add("SPECIAL_TIN_MISUSED", partyRole+".tin", "the General Public TIN EI00000000010 is only for consolidated invoices and the notes that refer to one of ours (the authority answers ERR237)")
 	case tin == TINForeignSeller && !info.SelfBilled:
 		v.add("SPECIAL_TIN_MISUSED", partyRole+".tin", "EI00000000030 is the foreign supplier's TIN of self-billed documents; a foreign buyer uses EI00000000020")
 	case (tin == TINForeignBuyer || tin == TINGovernment) && info.SelfBilled:
@@ -126,13 +205,26 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 	}
 }
 
+// refersToConsolidated reports whether a note refers to one of our
+// consolidated invoices.
+func refersToConsolidated(d *Document, ours map[string][]*Document) bool {
+	for _, r := range d.References {
+		for _, ref := range ours[r.ReferenceNumber] {
+			if ref.Kind == KindConsolidatedInvoice {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // header checks the document's own fields.
 func (v *validation) header(d *Document, now time.Time) {
 	if blank(d.InvoiceSerialNumber) {
 		v.add("REQUIRED", "invoiceSerialNumber", "is required: the document's own number")
 	}
-	v.length("TOO_LONG", "invoiceSerialNumber", d.InvoiceSerialNumber, maxSerialLen)
-	if d.CurrencyCode != "MYR" {
+	v.length(top, "invoiceSerialNumber", d.InvoiceSerialNumber, maxSerialLen)
+	if !isMYR(d.CurrencyCode) {
 		switch {
 		case d.ExchangeRate == nil:
 			v.add("EXCHANGE_RATE_REQUIRED", "exchangeRate", "is required for a document in "+d.CurrencyCode+": MYR per one unit of the currency")
@@ -150,18 +242,18 @@ func (v *validation) header(d *Document, now time.Time) {
 			v.add("ISSUE_TIME_TOO_OLD", "erpIssuedAt", "is more than 72 hours ago: the authority no longer accepts it; leave it out to issue now")
 		}
 	}
-	v.length("TOO_LONG", "invoiceDiscountDescription", d.InvoiceDiscountDesc, maxDescriptionLen)
-	v.length("TOO_LONG", "invoiceFeeDescription", d.InvoiceFeeDesc, maxDescriptionLen)
+	v.length(top, "invoiceDiscountDescription", d.InvoiceDiscountDesc, maxDescriptionLen)
+	v.length(top, "invoiceFeeDescription", d.InvoiceFeeDesc, maxDescriptionLen)
 	if p := d.Payment; p != nil {
-		v.length("TOO_LONG", "payment.paymentTerms", p.PaymentTerms, maxTermsLen)
-		v.length("TOO_LONG", "payment.supplierBankAccountNumber", p.SupplierBankAccountNumber, maxBankAccountLen)
-		v.length("TOO_LONG", "payment.prepaymentReferenceNumber", p.PrepaymentReferenceNumber, maxPrepayRefLen)
-		if p.PrepaymentAmount != nil && p.PrepaymentDate == "" {
+		v.length(top, "payment.paymentTerms", p.PaymentTerms, maxTermsLen)
+		v.length(top, "payment.supplierBankAccountNumber", p.SupplierBankAccountNumber, maxBankAccountLen)
+		v.length(top, "payment.prepaymentReferenceNumber", p.PrepaymentReferenceNumber, maxPrepayRefLen)
+		if p.PrepaymentAmount != nil && !p.PrepaymentAmount.IsZero() && blank(p.PrepaymentDate) {
 			v.add("REQUIRED", "payment.prepaymentDate", "is required with a prepayment amount")
 		}
 	}
 	if ip := d.InvoicePeriod; ip != nil {
-		v.length("TOO_LONG", "invoicePeriod.frequencyOfBilling", ip.FrequencyOfBilling, maxFrequencyLen)
+		v.length(top, "invoicePeriod.frequencyOfBilling", ip.FrequencyOfBilling, maxFrequencyLen)
 		if ip.BillingPeriodStartDate != "" && ip.BillingPeriodEndDate != "" && ip.BillingPeriodStartDate > ip.BillingPeriodEndDate {
 			v.add("PERIOD_REVERSED", "invoicePeriod.billingPeriodStartDate", "is after billingPeriodEndDate")
 		}
@@ -177,7 +269,7 @@ func (v *validation) header(d *Document, now time.Time) {
 				v.add("ID_FORMAT", "delivery.recipientIdValue", msg)
 			}
 		}
-		v.length("TOO_LONG", "delivery.recipientName", dl.RecipientName, MaxNameLen)
+		v.length(top, "delivery.recipientName", dl.RecipientName, MaxNameLen)
 	}
 }
 
@@ -188,47 +280,50 @@ func (v *validation) lines(d *Document) {
 	}
 	for i := range d.Lines {
 		l := &d.Lines[i]
-		p := "invoiceLines." + strconv.Itoa(i)
+		at := lineAt(i)
 		if len(l.Classifications) == 0 {
-			v.add("REQUIRED", p+".classifications", "is required: at least one code of GET /api/v1/classifications")
+			v.add("REQUIRED", at.to("classifications"), "is required: at least one code of GET /api/v1/classifications")
 		}
 		if blank(l.ProductDescription) {
-			v.add("REQUIRED", p+".productDescription", "is required")
+			v.add("REQUIRED", at.to("productDescription"), "is required")
 		}
-		v.length("TOO_LONG", p+".productDescription", l.ProductDescription, maxDescriptionLen)
+		v.length(at, "productDescription", l.ProductDescription, maxDescriptionLen)
 		if l.Quantity == nil {
-			v.add("REQUIRED", p+".quantity", "is required")
+			v.add("REQUIRED", at.to("quantity"), "is required")
 		}
 		if l.UnitPrice == nil {
-			v.add("REQUIRED", p+".unitPrice", "is required")
+			v.add("REQUIRED", at.to("unitPrice"), "is required")
 		}
-		v.length("TOO_LONG", p+".discountDescription", l.DiscountDescription, maxDescriptionLen)
-		v.length("TOO_LONG", p+".feeOrChargeDescription", l.FeeOrChargeDescription, maxDescriptionLen)
+		v.length(at, "discountDescription", l.DiscountDescription, maxDescriptionLen)
+		v.length(at, "feeOrChargeDescription", l.FeeOrChargeDescription, maxDescriptionLen)
 		if len(l.Taxes) == 0 {
-			v.add("REQUIRED", p+".invoiceLineTaxes", "every line has at least one tax entry (06 with rate 0 when no tax applies, E when exempt)")
+			v.add("REQUIRED", at.to("invoiceLineTaxes"), "every line has at least one tax entry (06 with rate 0 when no tax applies, E when exempt)")
 		}
 		for j := range l.Taxes {
-			t := &l.Taxes[j]
-			tp := fmt.Sprintf("%s.invoiceLineTaxes.%d", p, j)
-			if t.TaxType == "" {
-				v.add("REQUIRED", tp+".taxType", "is required")
-			}
-			if t.TaxRate == nil && t.TaxType != "E" && t.TaxType != "06" {
-				v.add("REQUIRED", tp+".taxRate", "is required")
-			}
-			if (t.TaxType == "06" || t.TaxType == "E") && t.TaxRate != nil && !t.TaxRate.Decimal().IsZero() {
-				v.add("TAX_RATE_NOT_ZERO", tp+".taxRate", "tax types 06 and E have rate 0")
-			}
-			if t.TaxType == "E" {
-				switch {
-				case blank(t.ExemptionReason):
-					v.add("EXEMPTION_REASON_REQUIRED", tp+".exemptionReason", "an exempt (E) tax entry needs the reason of the exemption")
-				case utf8.RuneCountInString(t.ExemptionReason) > maxReasonLen:
-					v.add("TOO_LONG", tp+".exemptionReason", "must be at most 300 characters")
-				case !exemptionReason.MatchString(t.ExemptionReason):
-					v.add("EXEMPTION_REASON_FORMAT", tp+".exemptionReason", "may hold only letters, digits, spaces and . - , ( )")
-				}
-			}
+			v.lineTax(&l.Taxes[j], at.tax(j))
+		}
+	}
+}
+
+// lineTax checks one tax entry of a line.
+func (v *validation) lineTax(t *LineTax, at fieldPath) {
+	if t.TaxType == "" {
+		v.add("REQUIRED", at.to("taxType"), "is required")
+	}
+	if t.TaxRate == nil && t.TaxType != "E" && t.TaxType != "06" {
+		v.add("REQUIRED", at.to("taxRate"), "is required")
+	}
+	if (t.TaxType == "06" || t.TaxType == "E") && t.TaxRate != nil && !t.TaxRate.Decimal().IsZero() {
+		v.add("TAX_RATE_NOT_ZERO", at.to("taxRate"), "tax types 06 and E have rate 0")
+	}
+	if t.TaxType == "E" {
+		switch {
+		case blank(t.ExemptionReason):
+			v.add("EXEMPTION_REASON_REQUIRED", at.to("exemptionReason"), "an exempt (E) tax entry needs the reason of the exemption")
+		case utf8.RuneCountInString(t.ExemptionReason) > maxReasonLen:
+			v.add("TOO_LONG", at.to("exemptionReason"), "must be at most 300 characters")
+		case !exemptionReasonOK(t.ExemptionReason):
+			v.add("EXEMPTION_REASON_FORMAT", at.to("exemptionReason"), "may hold only letters, digits, spaces and . - , ( )")
 		}
 	}
 }
@@ -264,12 +359,23 @@ func (v *validation) notes(d *Document, info KindInfo, ours map[string][]*Docume
 		if !authorityUUID.MatchString(r.UUID) {
 			v.add("REFERENCE_UUID_FORMAT", p+".uuid", "must be the authority's 26-character uuid of the referenced document")
 		}
-		for _, ref := range ours[r.ReferenceNumber] {
-			if ref.TypeCode != family {
-				v.add("REFERENCE_WRONG_FAMILY", p+".referenceNumber", fmt.Sprintf("refers to a %s; a %s refers to documents of type %s", kindNoun(ref.Kind), kindNoun(d.Kind), family))
-			} else if ref.Status != StatusValid {
-				v.add("REFERENCE_NOT_VALID", p+".referenceNumber", fmt.Sprintf("refers to our document %s, which is %s, not Valid", ref.InvoiceSerialNumber, ref.Status))
+		// Our documents of that number: serial numbers are unique per type
+		// code, so an invoice and, say, a credit note may share one; the
+		// reference is to the one of the note's family.
+		refs := ours[r.ReferenceNumber]
+		var same *Document
+		for _, ref := range refs {
+			if ref.TypeCode == family && (same == nil || ref.Status == StatusValid) {
+				same = ref
 			}
+		}
+		switch {
+		case len(refs) == 0:
+			// Not one of ours: the authority checks it.
+		case same == nil:
+			v.add("REFERENCE_WRONG_FAMILY", p+".referenceNumber", fmt.Sprintf("refers to a %s; a %s refers to documents of type %s", kindNoun(refs[0].Kind), kindNoun(d.Kind), family))
+		case same.Status != StatusValid:
+			v.add("REFERENCE_NOT_VALID", p+".referenceNumber", fmt.Sprintf("refers to our document %s, which is %s, not Valid", same.InvoiceSerialNumber, same.Status))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -151,6 +152,48 @@ func (s *Store) DeleteDocument(ctx context.Context, tenantID, id string, from []
 		}
 		return nil
 	})
+}
+
+// TransitionDocument moves the document from one status to another if it is
+// unchanged since version.
+func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, from einvoice.Status, version time.Time, e einvoice.Event) error {
+	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
+		return einvoice.ErrNotFound
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = $1, updated_at = $2
+			WHERE id = $3 AND tenant_id = $4 AND status = $5 AND updated_at = $6`,
+			string(e.Status), micros(e.At), id, tenantID, string(from), micros(version))
+		if err != nil {
+			return fmt.Errorf("transition document: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return s.missingOrWrongState(ctx, tx, tenantID, id)
+		}
+		return insertEvent(ctx, tx, id, e)
+	})
+}
+
+// DocumentsBySerial returns the tenant's documents with exactly that serial.
+func (s *Store) DocumentsBySerial(ctx context.Context, tenantID, serial string) ([]*einvoice.Document, error) {
+	out := []*einvoice.Document{}
+	if !einvoice.ValidID(tenantID) || serial == "" {
+		return out, nil
+	}
+	rows, err := s.rs.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents
+		WHERE tenant_id = $1 AND serial_lower = $2 AND serial = $3 ORDER BY created_at, id`, tenantID, strings.ToLower(serial), serial)
+	if err != nil {
+		return nil, fmt.Errorf("documents by serial: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 // searchUpper is the bound of a prefix range: every string that starts with

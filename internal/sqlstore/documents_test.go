@@ -111,6 +111,33 @@ func testDocuments(t *testing.T, dsn string) {
 	if err != nil || len(h) != 2 || h[0].Status != einvoice.StatusDraft || h[1].Status != einvoice.StatusSubmitted || !h[1].At.Equal(t0.Add(time.Minute)) {
 		t.Errorf("history = %+v, %v", h, err)
 	}
+	// Status transitions are conditional on the status and the version.
+	fresh := document(a.ID, buyer.ID, "INV-2", t0)
+	if err := s.CreateDocument(ctx, fresh, event(einvoice.StatusDraft, t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TransitionDocument(ctx, a.ID, fresh.ID, einvoice.StatusDraft, t0.Add(time.Second), event(einvoice.StatusReady, t0)); !errors.Is(err, einvoice.ErrWrongState) {
+		t.Errorf("transition of a changed version: %v, want ErrWrongState", err)
+	}
+	if err := s.TransitionDocument(ctx, a.ID, fresh.ID, einvoice.StatusDraft, t0, event(einvoice.StatusReady, t0.Add(time.Second))); err != nil {
+		t.Errorf("transition: %v", err)
+	}
+	if got, _ := s.GetDocument(ctx, a.ID, fresh.ID); got.Status != einvoice.StatusReady || !got.UpdatedAt.Equal(t0.Add(time.Second)) || got.InvoiceSerialNumber != "INV-2" {
+		t.Errorf("after transition: %s %v", got.Status, got.UpdatedAt)
+	}
+	if err := s.TransitionDocument(ctx, b.ID, fresh.ID, einvoice.StatusReady, t0.Add(time.Second), event(einvoice.StatusDraft, t0)); !errors.Is(err, einvoice.ErrNotFound) {
+		t.Errorf("transition by another tenant: %v, want ErrNotFound", err)
+	}
+	// Exact serial lookups, across type codes, within the tenant.
+	if docs, err := s.DocumentsBySerial(ctx, a.ID, "INV-1"); err != nil || len(docs) != 2 {
+		t.Errorf("DocumentsBySerial(INV-1) = %d, %v; want the invoice and the credit note", len(docs), err)
+	}
+	if docs, _ := s.DocumentsBySerial(ctx, a.ID, "inv-1"); len(docs) != 0 {
+		t.Errorf("DocumentsBySerial is exact: inv-1 found %d", len(docs))
+	}
+	if docs, _ := s.DocumentsBySerial(ctx, a.ID, "INV-"); len(docs) != 0 {
+		t.Errorf("DocumentsBySerial is exact: INV- found %d", len(docs))
+	}
 	if err := s.DeleteDocument(ctx, a.ID, note.ID, []einvoice.Status{einvoice.StatusDraft}); err != nil {
 		t.Errorf("delete draft: %v", err)
 	}
