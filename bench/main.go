@@ -8,6 +8,14 @@
 //
 //	go run ./bench -key eik_... -scenario buyers-create,buyers-get -c 16 -n 20000
 //
+// With -seed-invoices N it first creates N invoices (10 lines each, with
+// autoCalculate) for the keys' tenants, uncounted, and prints the seeding
+// rate; the invoice read scenarios then pick from them. -invoices-file keeps
+// the seeded invoices for later runs:
+//
+//	go run ./bench -key eik_... -scenario "" -seed-invoices 100000 -invoices-file inv.tsv
+//	go run ./bench -key eik_... -scenario invoices-search -invoices-file inv.tsv
+//
 // With -wait-ready it instead polls /readyz every 5 ms and prints the
 // milliseconds from -started-at to the first 200 (bench/run.sh uses it to
 // time the server's startup).
@@ -39,6 +47,8 @@ func main() {
 type options struct {
 	url, key, keysFile, scenarios string
 	c, n, warmup                  int
+	seedInvoices                  int
+	invoicesFile                  string
 	duration                      time.Duration
 	json                          bool
 	waitReady                     bool
@@ -53,7 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "server URL (loopback only)")
 	fs.StringVar(&o.key, "key", "", "API key")
 	fs.StringVar(&o.keysFile, "keys-file", "", "file of API keys, one a line; requests are spread round-robin over them")
-	fs.StringVar(&o.scenarios, "scenario", "buyers-create,buyers-get,buyers-list,states", "comma list of: buyers-create, buyers-get, buyers-list, states")
+	fs.StringVar(&o.scenarios, "scenario", "buyers-create,buyers-get,buyers-list,states",
+		"comma list of: buyers-create, buyers-get, buyers-list, states, invoices-create, invoices-list, invoices-search, invoices-get (empty: none, e.g. to only seed)")
+	fs.IntVar(&o.seedInvoices, "seed-invoices", 0, "first create this many invoices with -c workers, uncounted, for the invoice read scenarios to pick from")
+	fs.StringVar(&o.invoicesFile, "invoices-file", "", "with -seed-invoices: write the seeded invoices (key index, id, serial) to this file; without: read the invoices to pick from it")
 	fs.IntVar(&o.c, "c", 16, "concurrent workers")
 	fs.IntVar(&o.n, "n", 20000, "max requests per scenario")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "max time per scenario")
@@ -84,6 +97,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var results []Result
 	failed := false
+	var seed *Seed
+	switch {
+	case o.seedInvoices > 0:
+		fmt.Fprintf(stderr, "bench: seeding %d invoices with c=%d\n", o.seedInvoices, o.c)
+		s, err := b.seedInvoices(o.seedInvoices)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench: seeding:", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "bench: seeded %d invoices in %.1f s: %.0f/s (c=%d, %d errors)\n", s.Invoices, s.DurationMS/1000, s.Rate, s.Concurrency, s.Errors)
+		for _, e := range s.ErrorSamples {
+			fmt.Fprintf(stderr, "bench: seeding: error: %s\n", e)
+		}
+		failed = s.Errors > 0
+		seed = &s
+		if o.invoicesFile != "" {
+			if err := b.writeInvoices(o.invoicesFile); err != nil {
+				fmt.Fprintln(stderr, "bench:", err)
+				return 1
+			}
+		}
+	case o.invoicesFile != "":
+		if err := b.readInvoices(o.invoicesFile); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 2
+		}
+	}
 	for _, sc := range list {
 		fmt.Fprintf(stderr, "bench: %s: c=%d n=%d duration=%s warmup=%d\n", sc.name, o.c, o.n, o.duration, o.warmup)
 		r, err := b.run(sc, int64(o.n), o.duration)
@@ -105,9 +145,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			URL         string   `json:"url"`
 			Concurrency int      `json:"concurrency"`
 			Keys        int      `json:"keys"`
+			Seed        *Seed    `json:"seed,omitempty"`
 			Results     []Result `json:"results"`
-		}{base, o.c, len(b.keys), results})
+		}{base, o.c, len(b.keys), seed, results})
 	} else {
+		if seed != nil {
+			fmt.Fprintf(stdout, "seeded %d invoices in %.1f s: %.0f/s (c=%d)\n\n", seed.Invoices, seed.DurationMS/1000, seed.Rate, seed.Concurrency)
+		}
 		printTable(stdout, results)
 	}
 	if failed {
@@ -136,8 +180,8 @@ func loopbackURL(raw string) (string, error) {
 
 // setup reads the keys, resolves the scenarios and builds the shared client.
 func setup(base string, o options) (*bench, []scenario, error) {
-	if o.c < 1 || o.n < 1 || o.duration <= 0 || o.warmup < 0 {
-		return nil, nil, errors.New("want -c >= 1, -n >= 1, -duration > 0, -warmup >= 0")
+	if o.c < 1 || o.n < 1 || o.duration <= 0 || o.warmup < 0 || o.seedInvoices < 0 {
+		return nil, nil, errors.New("want -c >= 1, -n >= 1, -duration > 0, -warmup >= 0, -seed-invoices >= 0")
 	}
 	var keys []string
 	if o.key != "" {
@@ -155,13 +199,27 @@ func setup(base string, o options) (*bench, []scenario, error) {
 	}
 	var list []scenario
 	for name := range strings.SplitSeq(o.scenarios, ",") {
-		sc, ok := scenarios[strings.TrimSpace(name)]
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		sc, ok := scenarios[name]
 		if !ok {
 			return nil, nil, fmt.Errorf("unknown scenario %q", name)
 		}
 		list = append(list, sc)
 	}
-	return &bench{client: newClient(o.c), base: base, keys: keys, c: o.c, warmup: o.warmup}, list, nil
+	if len(list) == 0 && o.seedInvoices == 0 {
+		return nil, nil, errors.New("no scenario and no -seed-invoices: nothing to do")
+	}
+	b := &bench{client: newClient(o.c), base: base, keys: keys, c: o.c, warmup: o.warmup, keyIndex: map[string]int{}}
+	for i, k := range keys {
+		if _, dup := b.keyIndex[k]; !dup {
+			b.keyIndex[k] = i
+		}
+	}
+	b.inv.prefix = newSerialPrefix()
+	return b, list, nil
 }
 
 // newClient returns the one client of the run: keep-alive connections for

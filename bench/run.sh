@@ -7,6 +7,7 @@
 #   bench/run.sh                        # both engines, N=20000, C=16, 20s
 #   BENCH_N=5000 BENCH_C=32 ENGINES=sqlite bench/run.sh
 #   SMOKE=1 bench/run.sh                # a few seconds; exits 1 if any request failed
+#   DOCS=1 bench/run.sh                 # seed 100000 invoices, then the invoice scenarios
 #
 # Environment:
 #   ENGINES          engines to run (default "sqlite postgres")
@@ -14,7 +15,19 @@
 #   BENCH_C          concurrency (default 16)
 #   BENCH_DURATION   max time per scenario (default 20s)
 #   BENCH_WARMUP     uncounted warm-up requests per scenario (default 300)
-#   BENCH_SCENARIOS  comma list (default buyers-create,buyers-get,buyers-list,states)
+#   BENCH_SCENARIOS  comma list (default buyers-create,buyers-get,buyers-list,states;
+#                    with DOCS=1 invoices-create,invoices-list,invoices-search,invoices-get;
+#                    with SMOKE=1 the buyer ones, states, invoices-create and invoices-search)
+#   BENCH_SEED_INVOICES  invoices to create for the demo tenant before the
+#                    scenarios, uncounted, with BENCH_C workers (default 0;
+#                    100000 with DOCS=1; 50 with SMOKE=1). The invoice read
+#                    scenarios pick from them.
+#   DOCS=1           the documents benchmark: the defaults above for DOCS
+#   SERVE_FLAGS      extra flags for einvoice serve, e.g. "--pprof-addr 127.0.0.1:6060"
+#   BENCH_PROFILE    comma list of scenarios to profile: during each, take a 15 s
+#                    CPU profile of the server (go tool pprof -top -nodecount=25)
+#                    and print it to stderr. Adds --pprof-addr $BENCH_PPROF_ADDR
+#                    (default 127.0.0.1:6060) unless SERVE_FLAGS has one.
 #   BENCH_PG         PostgreSQL server URL without a database
 #                    (default postgres://postgres@127.0.0.1:5432); a fresh
 #                    database is created on it and dropped afterwards
@@ -23,6 +36,11 @@
 #                    each scenario, standing in for autovacuum (off on some test
 #                    servers): without statistics, reading one buyer after
 #                    buyers-create picks a tenant-wide index scan. 0 to disable.
+#                    "vacuum" (the default with DOCS=1) runs VACUUM ANALYZE
+#                    instead, after the seeding too, standing in for
+#                    autovacuum's insert-triggered vacuum (PostgreSQL 13+):
+#                    without it the visibility map is empty, so counting a
+#                    tenant's invoices reads the whole table instead of an index.
 #   BENCH_OUT        if set, a directory that receives the JSON results and server logs
 #
 # Needs go, jq, and psql for the postgres engine. Talks to 127.0.0.1 only.
@@ -34,12 +52,37 @@ C=${BENCH_C:-16}
 DURATION=${BENCH_DURATION:-20s}
 WARMUP=${BENCH_WARMUP:-300}
 ENGINES=${ENGINES:-"sqlite postgres"}
-SCENARIOS=${BENCH_SCENARIOS:-buyers-create,buyers-get,buyers-list,states}
+DEFAULT_SCENARIOS=buyers-create,buyers-get,buyers-list,states SEED=0 DEFAULT_ANALYZE=1
+if [[ ${DOCS:-} == 1 ]]; then
+	DEFAULT_SCENARIOS=invoices-create,invoices-list,invoices-search,invoices-get SEED=100000 DEFAULT_ANALYZE=vacuum
+fi
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
 PG_ADMIN_DB=${BENCH_PG_ADMIN_DB:-test}
-PG_ANALYZE=${BENCH_PG_ANALYZE:-1}
+PG_ANALYZE=${BENCH_PG_ANALYZE:-$DEFAULT_ANALYZE}
+case $PG_ANALYZE in
+0 | 1 | vacuum) ;;
+*) echo "run.sh: BENCH_PG_ANALYZE must be 0, 1 or vacuum" >&2 && exit 2 ;;
+esac
 if [[ ${SMOKE:-} == 1 ]]; then
-	N=${BENCH_N:-50} C=${BENCH_C:-4} DURATION=${BENCH_DURATION:-2s} WARMUP=${BENCH_WARMUP:-10}
+	N=${BENCH_N:-50} C=${BENCH_C:-4} DURATION=${BENCH_DURATION:-2s} WARMUP=${BENCH_WARMUP:-10} SEED=50
+	[[ ${DOCS:-} == 1 ]] || DEFAULT_SCENARIOS+=,invoices-create,invoices-search
+fi
+SCENARIOS=${BENCH_SCENARIOS:-$DEFAULT_SCENARIOS}
+SEED=${BENCH_SEED_INVOICES:-$SEED}
+PROFILE=${BENCH_PROFILE:-}
+PPROF_ADDR=${BENCH_PPROF_ADDR:-127.0.0.1:6060}
+read -r -a serve_flags <<<"${SERVE_FLAGS:-}"
+if [[ -n $PROFILE ]]; then
+	re='--pprof-addr[= ]+([^ ]+)'
+	if [[ " ${SERVE_FLAGS:-} " =~ $re ]]; then
+		PPROF_ADDR=${BASH_REMATCH[1]}
+	else
+		serve_flags+=(--pprof-addr "$PPROF_ADDR")
+	fi
+	case $PPROF_ADDR in
+	127.0.0.1:* | localhost:*) ;;
+	*) echo "run.sh: the pprof address must be 127.0.0.1:PORT" >&2 && exit 2 ;;
+	esac
 fi
 case $PG in
 postgres://*@127.0.0.1[:/]* | postgres://*@localhost[:/]* | postgres://127.0.0.1[:/]* | postgres://localhost[:/]*) ;;
@@ -52,7 +95,7 @@ server_pid= pg_db=
 cleanup() {
 	if [[ -n $server_pid ]]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
 	if [[ -n $pg_db ]]; then psql -q "$PG/$PG_ADMIN_DB" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null || true; fi
-	if [[ -n ${BENCH_OUT:-} ]]; then mkdir -p "$BENCH_OUT" && cp "$work"/*.json "$work"/*.log "$BENCH_OUT"/ 2>/dev/null || true; fi
+	if [[ -n ${BENCH_OUT:-} ]]; then mkdir -p "$BENCH_OUT" && cp "$work"/*.json "$work"/*.log "$work"/*.pprof.txt "$work"/*.pb.gz "$BENCH_OUT"/ 2>/dev/null || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -73,6 +116,16 @@ free_port() {
 	done
 	echo "run.sh: no free port" >&2
 	return 1
+}
+
+# analyze ENGINE: on PostgreSQL, ANALYZE (or VACUUM ANALYZE) the database,
+# unless BENCH_PG_ANALYZE=0.
+analyze() {
+	[[ $1 == postgres ]] || return 0
+	case $PG_ANALYZE in
+	1) psql -q "$PG/$pg_db" -c ANALYZE >/dev/null ;;
+	vacuum) psql -q "$PG/$pg_db" -c "VACUUM ANALYZE" >/dev/null ;;
+	esac
 }
 
 # run_engine ENGINE: serve a fresh database of ENGINE, time its startup into
@@ -97,7 +150,7 @@ run_engine() {
 	url=http://127.0.0.1:$port
 
 	start=$(date +%s%N)
-	"$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 \
+	"$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
 		>"$work/$engine.out" 2>"$work/$engine.log" &
 	server_pid=$!
 	if ! "$work/bench" -wait-ready -url "$url" -started-at "$start" >"$work/$engine.startup"; then
@@ -111,17 +164,38 @@ run_engine() {
 	fi
 	echo "run.sh: $engine: ready in $(cat "$work/$engine.startup") ms on $url" >&2
 
+	local s files=() inv=()
+	# Seeding is a bench run of its own; it keeps the invoices it created
+	# in a file, from which the scenario runs pick.
+	if ((SEED > 0)); then
+		files+=("$work/$engine.seed.json")
+		"$work/bench" -url "$url" -key "$key" -scenario "" -seed-invoices "$SEED" -c "$C" \
+			-invoices-file "$work/$engine.invoices" -json >"$work/$engine.seed.json" || status=1
+		[[ -s $work/$engine.invoices ]] && inv=(-invoices-file "$work/$engine.invoices")
+		analyze "$engine" || status=1
+	fi
+
 	# One bench run per scenario, so that PostgreSQL can be analyzed in between.
-	local s files=()
+	local prof_pid
 	for s in ${SCENARIOS//,/ }; do
 		files+=("$work/$engine.$s.json")
-		"$work/bench" -url "$url" -key "$key" -scenario "$s" -c "$C" -n "$N" \
-			-duration "$DURATION" -warmup "$WARMUP" -json >"$work/$engine.$s.json" || status=1
-		if [[ $engine == postgres && $PG_ANALYZE == 1 ]]; then
-			psql -q "$PG/$pg_db" -c ANALYZE >/dev/null || status=1
+		prof_pid=
+		if [[ ,$PROFILE, == *,$s,* ]]; then
+			# Skip the set-up and the warm-up, then profile 15 s of the run.
+			(sleep 3 && PPROF_TMPDIR=$work/pprof.$engine.$s go tool pprof -top -nodecount=25 "http://$PPROF_ADDR/debug/pprof/profile?seconds=15" \
+				>"$work/$engine.$s.pprof.txt" 2>&1) &
+			prof_pid=$!
 		fi
+		"$work/bench" -url "$url" -key "$key" -scenario "$s" -c "$C" -n "$N" \
+			-duration "$DURATION" -warmup "$WARMUP" ${inv[@]+"${inv[@]}"} -json >"$work/$engine.$s.json" || status=1
+		if [[ -n $prof_pid ]]; then
+			wait "$prof_pid" || true
+			mv "$work/pprof.$engine.$s"/*.pb.gz "$work/$engine.$s.pprof.pb.gz" 2>/dev/null || true
+			{ echo "run.sh: $engine: $s: CPU profile of the server:"; cat "$work/$engine.$s.pprof.txt"; } >&2
+		fi
+		analyze "$engine" || status=1
 	done
-	jq -s '{results: map(.results[]?)}' "${files[@]}" >"$work/$engine.json" || status=1
+	jq -s '{results: map(.results[]?), seed: (map(.seed // empty) | first)}' "${files[@]}" >"$work/$engine.json" || status=1
 
 	kill -TERM "$server_pid"
 	wait "$server_pid" || { echo "run.sh: $engine: serve exited with status $?" >&2; status=1; }
@@ -151,23 +225,38 @@ row() { # row LABEL JQ_EXPR
 
 echo
 echo "c=$C, n=$N per scenario, at most $DURATION per scenario, warm-up $WARMUP; $(nproc) CPUs"
+((SEED > 0)) && echo "seeded $SEED invoices (10 lines, autoCalculate) for the demo tenant before the scenarios, c=$C"
 echo
 header="| |" rule="|---|"
 for e in $ENGINES; do header+=" $(name "$e") |" rule+="--:|"; done
-[[ " $ENGINES " == *" postgres "* ]] && echo "PostgreSQL: ANALYZE after each scenario: $([[ $PG_ANALYZE == 1 ]] && echo yes || echo no)" && echo
+if [[ " $ENGINES " == *" postgres "* ]]; then
+	after="each scenario"
+	((SEED > 0)) && after="the seeding and each scenario"
+	case $PG_ANALYZE in
+	1) echo "PostgreSQL: ANALYZE after $after" ;;
+	vacuum) echo "PostgreSQL: VACUUM ANALYZE after $after" ;;
+	*) echo "PostgreSQL: no ANALYZE (BENCH_PG_ANALYZE=0)" ;;
+	esac
+	echo
+fi
 echo "$header"
 echo "$rule"
 line="| startup to first 200 on /readyz (ms) |"
 for e in $ENGINES; do line+=" $(cat "$work/$e.startup" 2>/dev/null || echo -) |"; done
 echo "$line"
+if ((SEED > 0)); then
+	row "seeding: invoices / seconds" ".seed | \"\(.invoices) / \(.duration_ms / 100 | round / 10)\""
+	row "**seeding** invoices/s" ".seed.rate_per_s | round"
+fi
 for s in ${SCENARIOS//,/ }; do
 	r=".results[] | select(.scenario == \"$s\")"
 	row "**$s** req/s" "$r | .throughput_rps | round"
 	row "$s p50 / p99 (ms)" "$r | \"\(.p50_ms * 100 | round / 100) / \(.p99_ms * 100 | round / 100)\""
 	row "$s peak RSS (MB)" "$r | .peak_rss_mb * 10 | round / 10"
+	if [[ $s == invoices-list ]]; then row "documents of the tenant at invoices-list" "$r | .tenant_docs"; fi
 done
 row "requests, all scenarios" "[.results[].requests] | add"
-row "errors, all scenarios" "[.results[].errors] | add"
+row "errors, all scenarios (and seeding)" "([.results[].errors] | add) + (.seed.errors // 0)"
 row "peak RSS, whole run (MB)" "[.results[].peak_rss_mb] | max * 10 | round / 10"
 
 exit "$failed"

@@ -15,29 +15,44 @@ import (
 // scenario is one kind of request, driven in a loop.
 type scenario struct {
 	name string
-	// needsPool says the scenario reads buyers that fillPool creates first.
-	needsPool bool
+	// prepare, when set, creates what the scenario reads (buyers, invoices)
+	// before its warm-up. What it creates is kept for later scenarios.
+	prepare func(b *bench) error
+	// check, when set, sends one or a few requests before the warm-up to
+	// confirm that the scenario measures what it claims; it may fill in
+	// fields of the result.
+	check func(b *bench, r *Result) error
 	// request builds the i-th request of a run.
 	request func(b *bench, i int64) (*http.Request, error)
 }
 
+// buyersCreate creates buyers; fillPool uses it too.
+var buyersCreate = scenario{name: "buyers-create", request: func(b *bench, i int64) (*http.Request, error) {
+	return b.newRequest(http.MethodPost, "/api/v1/buyers", b.keys[i%int64(len(b.keys))], buyerBody(b.seq.Add(1)))
+}}
+
 // scenarios are the known scenarios, by name.
 var scenarios = map[string]scenario{
-	"buyers-create": {name: "buyers-create", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodPost, "/api/v1/buyers", b.keys[i%int64(len(b.keys))], buyerBody(b.seq.Add(1)))
-	}},
-	"buyers-get": {name: "buyers-get", needsPool: true, request: func(b *bench, i int64) (*http.Request, error) {
+	buyersCreate.name: buyersCreate,
+	"buyers-get": {name: "buyers-get", prepare: fillBuyerPool, request: func(b *bench, i int64) (*http.Request, error) {
 		p := b.pool[i%int64(len(b.pool))]
 		return b.newRequest(http.MethodGet, "/api/v1/buyers/"+p.id, p.key, "")
 	}},
-	"buyers-list": {name: "buyers-list", needsPool: true, request: func(b *bench, i int64) (*http.Request, error) {
+	"buyers-list": {name: "buyers-list", prepare: fillBuyerPool, request: func(b *bench, i int64) (*http.Request, error) {
 		p := b.pool[i%int64(len(b.pool))]
 		return b.newRequest(http.MethodGet, "/api/v1/buyers?search=hebat&per_page=15", p.key, "")
 	}},
 	"states": {name: "states", request: func(b *bench, i int64) (*http.Request, error) {
 		return b.newRequest(http.MethodGet, "/api/v1/states", b.keys[i%int64(len(b.keys))], "")
 	}},
+	invoicesCreate.name: invoicesCreate,
+	invoicesList.name:   invoicesList,
+	invoicesSearch.name: invoicesSearch,
+	invoicesGet.name:    invoicesGet,
 }
+
+// fillBuyerPool creates the 200 buyers that buyers-get and buyers-list read.
+func fillBuyerPool(b *bench) error { return b.fillPool(200) }
 
 // buyerBody is the JSON of a valid buyer named "Hebat Group seq".
 func buyerBody(seq int64) string {
@@ -59,6 +74,9 @@ type bench struct {
 	warmup int      // uncounted requests before each scenario
 	pool   []pooled // buyers to read, filled once by fillPool
 	seq    atomic.Int64
+
+	keyIndex map[string]int // position of each key in keys
+	inv      invoiceState   // the invoice scenarios' buyers and pool
 }
 
 // newRequest builds an authenticated request; a non-empty body is sent as JSON.
@@ -118,7 +136,7 @@ func (b *bench) fillPool(size int) error {
 	size = max(size, len(b.keys))
 	errs := &errorLog{limit: 3}
 	var mu sync.Mutex
-	b.drive(scenarios["buyers-create"], int64(size), time.Time{}, errs, func(req *http.Request, body []byte) {
+	b.drive(buyersCreate, int64(size), time.Time{}, errs, func(req *http.Request, body []byte) {
 		var created struct {
 			Data struct {
 				ID string `json:"id"`
@@ -185,7 +203,8 @@ type Result struct {
 	MaxMS          float64  `json:"max_ms"`
 	PeakRSSMB      float64  `json:"peak_rss_mb"`
 	PeakGoroutines int      `json:"peak_goroutines"`
-	ServerCPUPct   float64  `json:"server_cpu_pct"` // of one core, averaged over the run
+	ServerCPUPct   float64  `json:"server_cpu_pct"`        // of one core, averaged over the run
+	TenantDocs     int      `json:"tenant_docs,omitempty"` // invoices-list: meta.total of the first key's tenant
 	RSSSamples     int      `json:"rss_samples"`
 	ErrorSamples   []string `json:"error_samples,omitempty"`
 }
@@ -193,9 +212,15 @@ type Result struct {
 // run warms up, then measures sc for at most n requests or d, whichever
 // comes first, while sampling the server's memory.
 func (b *bench) run(sc scenario, n int64, d time.Duration) (Result, error) {
-	if sc.needsPool {
-		if err := b.fillPool(200); err != nil {
+	if sc.prepare != nil {
+		if err := sc.prepare(b); err != nil {
 			return Result{}, err
+		}
+	}
+	var checked Result
+	if sc.check != nil {
+		if err := sc.check(b, &checked); err != nil {
+			return Result{}, fmt.Errorf("check before the run: %w", err)
 		}
 	}
 	b.drive(sc, int64(b.warmup), time.Now().Add(d), &errorLog{}, nil)
@@ -227,6 +252,7 @@ func (b *bench) run(sc scenario, n int64, d time.Duration) (Result, error) {
 		PeakGoroutines: int(sampler.peakGo),
 		ServerCPUPct:   100 * (sampler.cpu - sampler.firstCPU) / elapsed.Seconds(),
 		RSSSamples:     sampler.samples,
+		TenantDocs:     checked.TenantDocs,
 		ErrorSamples:   errs.samples,
 	}, nil
 }

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// invoicePoolSize is how many invoices the read scenarios create for
+// themselves when there is no seeded pool (no -seed-invoices, no
+// -invoices-file).
+const invoicePoolSize = 200
+
+// invoiceState is what the invoice scenarios share.
+type invoiceState struct {
+	// buyers holds, per key (same index as bench.keys), a buyer of that
+	// key's tenant that the created invoices bill.
+	buyers []string
+	// prefix starts every serial number this process creates. It is unique
+	// per run, so serials never collide with those of an earlier run on
+	// the same database.
+	prefix string
+	seq    atomic.Int64
+
+	mu   sync.Mutex
+	pool []invoiceRef // invoices to read: seeded, loaded, or the small pool
+}
+
+// invoiceRef is an invoice that the driver created: its id, its serial
+// number and the index of the key of the tenant that owns it.
+type invoiceRef struct {
+	id, serial string
+	key        int
+}
+
+// serialDigits is the width of the counter in a serial number. All serials
+// of a run have the same length, so the full serial of one invoice is a
+// prefix of no other serial.
+const serialDigits = 8
+
+// newSerialPrefix returns a prefix unique to this run, such as
+// "B1A2B3C4D5E6F-": the start time in base 36.
+func newSerialPrefix() string {
+	return "B" + strings.ToUpper(strconv.FormatInt(time.Now().UnixNano(), 36)) + "-"
+}
+
+// nextSerial returns a fresh serial number of this run.
+func (b *bench) nextSerial() string {
+	n := strconv.FormatInt(b.inv.seq.Add(1), 10)
+	if len(n) < serialDigits {
+		n = strings.Repeat("0", serialDigits-len(n)) + n
+	}
+	return b.inv.prefix + n
+}
+
+// invoiceLines is the JSON array of the 10 lines of every created invoice:
+// various quantities, prices, discounts and the two common tax rates, all
+// with autoCalculate left to compute the amounts.
+var invoiceLines = func() string {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i := range 10 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		rate := "10"
+		if i%2 == 1 {
+			rate = "5"
+		}
+		fmt.Fprintf(&sb, `{"classifications":["001"],"productDescription":"Item %d","quantity":%d,"unitCode":"H87",`+
+			`"unitPrice":%d.9,"discountRate":%d,"invoiceLineTaxes":[{"taxType":"01","taxRate":%s}]}`,
+			i+1, 1+i%4, 19+i*3, 5*(i%3), rate)
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}()
+
+// invoiceBody is the JSON of a 10-line invoice with autoCalculate.
+func invoiceBody(buyerID, serial string) string {
+	return `{"buyerId":"` + buyerID + `","invoiceSerialNumber":"` + serial +
+		`","currencyCode":"MYR","autoCalculate":true,"invoiceLines":` + invoiceLines +
+		`,"payment":{"paymentMode":"01"}}`
+}
+
+// ensureBuyers creates, once, one buyer per key for the invoices to bill.
+func ensureBuyers(b *bench) error {
+	if b.inv.buyers != nil {
+		return nil
+	}
+	buyers := make([]string, len(b.keys))
+	for i, key := range b.keys {
+		req, err := b.newRequest(http.MethodPost, "/api/v1/buyers", key, buyerBody(b.seq.Add(1)))
+		if err != nil {
+			return err
+		}
+		errs := &errorLog{limit: 1}
+		body, ok := b.do(req, errs, true)
+		if !ok {
+			return fmt.Errorf("creating a buyer to bill: %s", errs.samples[0])
+		}
+		var created struct {
+			Data struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &created); err != nil || created.Data.ID == "" {
+			return fmt.Errorf("creating a buyer to bill: no id in %.200s", body)
+		}
+		buyers[i] = created.Data.ID
+	}
+	b.inv.buyers = buyers
+	return nil
+}
+
+// createInvoice is the i-th request of invoices-create: a new invoice of
+// the tenant of key i mod len(keys).
+func createInvoice(b *bench, i int64) (*http.Request, error) {
+	k := int(i % int64(len(b.keys)))
+	return b.newRequest(http.MethodPost, "/api/v1/invoices", b.keys[k], invoiceBody(b.inv.buyers[k], b.nextSerial()))
+}
+
+// randomInvoice returns an invoice of the pool, chosen at random.
+func (b *bench) randomInvoice() invoiceRef {
+	return b.inv.pool[rand.IntN(len(b.inv.pool))]
+}
+
+// Seed is the outcome of -seed-invoices.
+type Seed struct {
+	Invoices     int      `json:"invoices"` // created
+	Errors       int      `json:"errors"`
+	Concurrency  int      `json:"concurrency"`
+	DurationMS   float64  `json:"duration_ms"`
+	Rate         float64  `json:"rate_per_s"`
+	ErrorSamples []string `json:"error_samples,omitempty"`
+}
+
+// seedInvoices creates n invoices, spread over the keys, as fast as c
+// workers go, and adds them to the pool.
+func (b *bench) seedInvoices(n int) (Seed, error) {
+	if err := ensureBuyers(b); err != nil {
+		return Seed{}, err
+	}
+	errs := &errorLog{limit: 5}
+	var (
+		mu      sync.Mutex
+		created []invoiceRef
+	)
+	start := time.Now()
+	b.drive(scenario{name: "seed", request: createInvoice}, int64(n), time.Time{}, errs, func(req *http.Request, body []byte) {
+		var doc struct {
+			Data struct {
+				ID     string `json:"id"`
+				Serial string `json:"invoiceSerialNumber"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil || doc.Data.ID == "" || doc.Data.Serial == "" {
+			errs.add(fmt.Sprintf("creating an invoice: no id or serial in %.200s", body))
+			return
+		}
+		ref := invoiceRef{id: doc.Data.ID, serial: doc.Data.Serial, key: b.keyIndex[strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")]}
+		mu.Lock()
+		created = append(created, ref)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.inv.mu.Lock()
+	b.inv.pool = append(b.inv.pool, created...)
+	b.inv.mu.Unlock()
+	return Seed{
+		Invoices:     len(created),
+		Errors:       errs.count,
+		Concurrency:  b.c,
+		DurationMS:   ms(elapsed),
+		Rate:         float64(len(created)) / elapsed.Seconds(),
+		ErrorSamples: errs.samples,
+	}, nil
+}
+
+// fillInvoicePool creates a small pool of invoices for the read scenarios
+// when none was seeded or loaded.
+func fillInvoicePool(b *bench) error {
+	if len(b.inv.pool) > 0 {
+		return nil
+	}
+	s, err := b.seedInvoices(max(invoicePoolSize, len(b.keys)))
+	if err != nil {
+		return err
+	}
+	if s.Errors > 0 {
+		return fmt.Errorf("creating %d invoices to read: %d failed, first: %s", invoicePoolSize, s.Errors, s.ErrorSamples[0])
+	}
+	return nil
+}
+
+// writeInvoices saves the pool to path, one "key-index<TAB>id<TAB>serial" a
+// line, so that later runs (one per scenario in run.sh) read the seeded
+// invoices. The keys themselves are not written.
+func (b *bench) writeInvoices(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, r := range b.inv.pool {
+		fmt.Fprintf(w, "%d\t%s\t%s\n", r.key, r.id, r.serial)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readInvoices loads a pool written by writeInvoices.
+func (b *bench) readInvoices(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var pool []invoiceRef
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Split(sc.Text(), "\t")
+		if len(fields) != 3 {
+			return fmt.Errorf("%s:%d: want key-index, id and serial separated by tabs", path, line)
+		}
+		k, err := strconv.Atoi(fields[0])
+		if err != nil || k < 0 || k >= len(b.keys) {
+			return fmt.Errorf("%s:%d: key index %q: this run has %d keys", path, line, fields[0], len(b.keys))
+		}
+		pool = append(pool, invoiceRef{key: k, id: fields[1], serial: fields[2]})
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if len(pool) == 0 {
+		return fmt.Errorf("%s: no invoices", path)
+	}
+	b.inv.pool = pool
+	return nil
+}
+
+// listMeta is the part of a list response that the checks read.
+type listMeta struct {
+	Data []struct {
+		ID     string `json:"id"`
+		Serial string `json:"invoiceSerialNumber"`
+	} `json:"data"`
+	Meta struct {
+		Total int `json:"total"`
+	} `json:"meta"`
+}
+
+// getList sends one GET of a list path with key and decodes it.
+func (b *bench) getList(path, key string) (listMeta, error) {
+	var m listMeta
+	req, err := b.newRequest(http.MethodGet, path, key, "")
+	if err != nil {
+		return m, err
+	}
+	errs := &errorLog{limit: 1}
+	body, ok := b.do(req, errs, true)
+	if !ok {
+		return m, errors.New(errs.samples[0])
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return m, fmt.Errorf("GET %s: %v in %.200s", path, err, body)
+	}
+	return m, nil
+}
+
+const listPath = "/api/v1/invoices?per_page=15&page=1"
+
+// checkList confirms that page 1 holds 15 invoices (or all of them) and
+// records how many the tenant holds.
+func checkList(b *bench, r *Result) error {
+	m, err := b.getList(listPath, b.keys[0])
+	if err != nil {
+		return err
+	}
+	if m.Meta.Total == 0 || len(m.Data) != min(15, m.Meta.Total) {
+		return fmt.Errorf("GET %s: %d invoices of %d", listPath, len(m.Data), m.Meta.Total)
+	}
+	r.TenantDocs = m.Meta.Total
+	return nil
+}
+
+// searchPath searches for serial as a prefix.
+func searchPath(serial string) string {
+	return "/api/v1/invoices?search=" + url.QueryEscape(serial) + "&per_page=15"
+}
+
+// checkSearch confirms, for a few invoices of the pool, that searching its
+// serial finds it and nothing else.
+func checkSearch(b *bench, _ *Result) error {
+	for range 5 {
+		ref := b.randomInvoice()
+		m, err := b.getList(searchPath(ref.serial), b.keys[ref.key])
+		if err != nil {
+			return err
+		}
+		if m.Meta.Total != 1 || len(m.Data) != 1 || m.Data[0].ID != ref.id {
+			return fmt.Errorf("searching %q: want invoice %s alone, got %d (total %d)", ref.serial, ref.id, len(m.Data), m.Meta.Total)
+		}
+	}
+	return nil
+}
+
+// The invoice scenarios.
+var (
+	invoicesCreate = scenario{name: "invoices-create", prepare: ensureBuyers, request: createInvoice}
+	invoicesList   = scenario{name: "invoices-list", prepare: fillInvoicePool, check: checkList, request: func(b *bench, i int64) (*http.Request, error) {
+		return b.newRequest(http.MethodGet, listPath, b.keys[i%int64(len(b.keys))], "")
+	}}
+	invoicesSearch = scenario{name: "invoices-search", prepare: fillInvoicePool, check: checkSearch, request: func(b *bench, i int64) (*http.Request, error) {
+		ref := b.randomInvoice()
+		return b.newRequest(http.MethodGet, searchPath(ref.serial), b.keys[ref.key], "")
+	}}
+	invoicesGet = scenario{name: "invoices-get", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+		ref := b.randomInvoice()
+		return b.newRequest(http.MethodGet, "/api/v1/invoices/"+ref.id, b.keys[ref.key], "")
+	}}
+)
