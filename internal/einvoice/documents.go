@@ -91,25 +91,26 @@ func storeError(err error, d *Document) error {
 	return err
 }
 
-// CreateDocument validates d and stores it as a new draft of the kind.
-func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, kind DocumentKind, d *Document) (*Document, error) {
+// CreateDocument validates d and stores it as a new draft of the kind; it
+// returns the document and its history (its creation).
+func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, kind DocumentKind, d *Document) (*Document, []Event, error) {
 	info, ok := InfoOf(kind)
 	if !ok {
-		return nil, fmt.Errorf("unknown document kind %q", kind)
+		return nil, nil, fmt.Errorf("unknown document kind %q", kind)
 	}
 	if err := s.prepare(ctx, tenantID, info, d); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.now()
 	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = s.NewID(), StatusDraft, now, now
 	ev := Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: "created", At: now}
 	if err := s.Store.CreateDocument(ctx, d, ev); err != nil {
 		if e := storeError(err, d); e != err {
-			return nil, e
+			return nil, nil, e
 		}
-		return nil, fmt.Errorf("create document: %w", err)
+		return nil, nil, fmt.Errorf("create document: %w", err)
 	}
-	return d, nil
+	return d, []Event{ev}, nil
 }
 
 // GetDocument returns a document of the tenant with its history.

@@ -28,11 +28,7 @@ func (s *Server) createDocument(kind einvoice.DocumentKind) apiFunc {
 		if err := decode(r, maxBody, &req); err != nil {
 			return err
 		}
-		d, err := s.svc.CreateDocument(r.Context(), k.TenantID, k.ID, kind, &req.Document)
-		if err != nil {
-			return err
-		}
-		_, history, err := s.svc.GetDocument(r.Context(), k.TenantID, d.ID)
+		d, history, err := s.svc.CreateDocument(r.Context(), k.TenantID, k.ID, kind, &req.Document)
 		if err != nil {
 			return err
 		}

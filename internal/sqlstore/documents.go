@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +58,51 @@ func insertEvent(ctx context.Context, tx *sql.Tx, docID string, e einvoice.Event
 	return nil
 }
 
+// countShards is how many rows share one count.
+const countShards = 8
+
+// bumpCount adds delta to the count of the tenant's documents of a kind and
+// status, on a random shard of it.
+func bumpCount(ctx context.Context, tx *sql.Tx, tenantID string, kind einvoice.DocumentKind, status einvoice.Status, delta int) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO document_counts (tenant_id, kind, status, shard, n) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (tenant_id, kind, status, shard) DO UPDATE SET n = document_counts.n + $5`,
+		tenantID, string(kind), string(status), rand.IntN(countShards), delta)
+	if err != nil {
+		return fmt.Errorf("document count: %w", err)
+	}
+	return nil
+}
+
+// moveCount moves one document from one status to another in the counts.
+func moveCount(ctx context.Context, tx *sql.Tx, tenantID string, kind einvoice.DocumentKind, from, to einvoice.Status) error {
+	if from == to {
+		return nil
+	}
+	if err := bumpCount(ctx, tx, tenantID, kind, from, -1); err != nil {
+		return err
+	}
+	return bumpCount(ctx, tx, tenantID, kind, to, 1)
+}
+
+// lockDocument reads the stored kind and status of a document, locking its
+// row on PostgreSQL until the transaction ends (SQLite's one writer already
+// holds the database).
+func (s *Store) lockDocument(ctx context.Context, tx *sql.Tx, tenantID, id string) (einvoice.DocumentKind, einvoice.Status, error) {
+	q := `SELECT kind, status FROM documents WHERE id = $1 AND tenant_id = $2`
+	if s.engine == Postgres {
+		q += ` FOR UPDATE`
+	}
+	var kind, status string
+	err := tx.QueryRowContext(ctx, q, id, tenantID).Scan(&kind, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", einvoice.ErrNotFound
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("lock document: %w", err)
+	}
+	return einvoice.DocumentKind(kind), einvoice.Status(status), nil
+}
+
 // docWriteError maps constraint errors of a document write.
 func docWriteError(err error) error {
 	err = classify(err)
@@ -77,6 +124,9 @@ func (s *Store) CreateDocument(ctx context.Context, d *einvoice.Document, e einv
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, args...); err != nil {
 			return docWriteError(err)
+		}
+		if err := bumpCount(ctx, tx, d.TenantID, d.Kind, d.Status, 1); err != nil {
+			return err
 		}
 		return insertEvent(ctx, tx, d.ID, e)
 	})
@@ -108,14 +158,27 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 		return err
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE documents SET kind=$3, type_code=$4, status=$5, buyer_id=$6, seller_id=$7,
-			serial=$8, serial_lower=$9, body=$10, updated_at=$11 WHERE id=$1 AND tenant_id=$2 AND status IN (`+statusIn(from)+`)`,
-			append(args[:10:10], args[11])...)
+		kind, status, err := s.lockDocument(ctx, tx, d.TenantID, d.ID)
 		if err != nil {
+			return err
+		}
+		if !slices.Contains(from, status) {
+			return einvoice.ErrWrongState
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET kind=$3, type_code=$4, status=$5, buyer_id=$6, seller_id=$7,
+			serial=$8, serial_lower=$9, body=$10, updated_at=$11 WHERE id=$1 AND tenant_id=$2`,
+			append(args[:10:10], args[11])...); err != nil {
 			return docWriteError(err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return s.missingOrWrongState(ctx, tx, d.TenantID, d.ID)
+		if kind != d.Kind {
+			if err := bumpCount(ctx, tx, d.TenantID, kind, status, -1); err != nil {
+				return err
+			}
+			if err := bumpCount(ctx, tx, d.TenantID, d.Kind, d.Status, 1); err != nil {
+				return err
+			}
+		} else if err := moveCount(ctx, tx, d.TenantID, kind, status, d.Status); err != nil {
+			return err
 		}
 		if e != nil {
 			return insertEvent(ctx, tx, d.ID, *e)
@@ -124,33 +187,23 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 	})
 }
 
-// missingOrWrongState tells why a conditional write changed nothing.
-func (s *Store) missingOrWrongState(ctx context.Context, tx *sql.Tx, tenantID, id string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return einvoice.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return einvoice.ErrWrongState
-}
-
 // DeleteDocument removes the document if its status is one of from.
 func (s *Store) DeleteDocument(ctx context.Context, tenantID, id string, from []einvoice.Status) error {
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return einvoice.ErrNotFound
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1 AND tenant_id = $2 AND status IN (`+statusIn(from)+`)`, id, tenantID)
+		kind, status, err := s.lockDocument(ctx, tx, tenantID, id)
 		if err != nil {
+			return err
+		}
+		if !slices.Contains(from, status) {
+			return einvoice.ErrWrongState
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID); err != nil {
 			return fmt.Errorf("delete document: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return s.missingOrWrongState(ctx, tx, tenantID, id)
-		}
-		return nil
+		return bumpCount(ctx, tx, tenantID, kind, status, -1)
 	})
 }
 
@@ -161,6 +214,10 @@ func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, fro
 		return einvoice.ErrNotFound
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		kind, _, err := s.lockDocument(ctx, tx, tenantID, id)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = $1, updated_at = $2
 			WHERE id = $3 AND tenant_id = $4 AND status = $5 AND updated_at = $6`,
 			string(e.Status), micros(e.At), id, tenantID, string(from), micros(version))
@@ -168,7 +225,10 @@ func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, fro
 			return fmt.Errorf("transition document: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return s.missingOrWrongState(ctx, tx, tenantID, id)
+			return einvoice.ErrWrongState
+		}
+		if err := moveCount(ctx, tx, tenantID, kind, from, e.Status); err != nil {
+			return err
 		}
 		return insertEvent(ctx, tx, id, e)
 	})
@@ -222,7 +282,7 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 		args = append(args, prefix, prefix+searchUpper)
 		cond += fmt.Sprintf(" AND serial_lower >= $%d AND serial_lower < $%d", len(args)-1, len(args))
 	}
-	if err := s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE `+cond, args...).Scan(&page.Total); err != nil {
+	if err := s.countDocuments(ctx, tenantID, f, cond, args).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count documents: %w", err)
 	}
 	if page.Total == 0 || f.Offset() >= page.Total {
@@ -243,6 +303,26 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 		page.Items = append(page.Items, d)
 	}
 	return page, rows.Err()
+}
+
+// countDocuments counts the documents a filter selects: from the kept
+// counts when it has no search (a page 1 of 100,000 documents counts no
+// rows), over the serial-number index range otherwise.
+func (s *Store) countDocuments(ctx context.Context, tenantID string, f einvoice.DocumentFilter, cond string, args []any) *sql.Row {
+	if f.Search != "" {
+		return s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE `+cond, args...)
+	}
+	q := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM document_counts WHERE tenant_id = $1`
+	cargs := []any{tenantID}
+	if f.Status != "" {
+		cargs = append(cargs, string(f.Status))
+		q += fmt.Sprintf(" AND status = $%d", len(cargs))
+	}
+	if f.Kind != "" {
+		cargs = append(cargs, string(f.Kind))
+		q += fmt.Sprintf(" AND kind = $%d", len(cargs))
+	}
+	return s.rs.QueryRowContext(ctx, q, cargs...)
 }
 
 // DocumentHistory returns the document's events, oldest first.

@@ -144,6 +144,16 @@ func testDocuments(t *testing.T, dsn string) {
 	if h, _ := s.DocumentHistory(ctx, a.ID, note.ID); len(h) != 0 {
 		t.Errorf("history of a deleted document = %v", h)
 	}
+	// The kept counts agree with the rows after creates, edits, transitions
+	// and deletes.
+	for _, f := range []einvoice.DocumentFilter{{}, {Status: einvoice.StatusDraft}, {Status: einvoice.StatusReady},
+		{Status: einvoice.StatusSubmitted}, {Kind: einvoice.KindCreditNote}, {Kind: einvoice.KindInvoice, Status: einvoice.StatusDraft}} {
+		f.PageRequest = einvoice.PageRequest{Page: 1, PerPage: 100}
+		p, err := s.ListDocuments(ctx, a.ID, f)
+		if err != nil || p.Total != len(p.Items) {
+			t.Errorf("filter %+v: total %d, rows %d, %v", f, p.Total, len(p.Items), err)
+		}
+	}
 }
 
 func testDocumentListing(t *testing.T, dsn string) {
