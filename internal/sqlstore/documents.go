@@ -140,14 +140,6 @@ func (s *Store) GetDocument(ctx context.Context, tenantID, id string) (*einvoice
 	return scanDocument(s.rs.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID))
 }
 
-// statusIn renders a status set as SQL literals (they are our constants).
-func statusIn(from []einvoice.Status) string {
-	q := make([]string, len(from))
-	for i, s := range from {
-		q[i] = "'" + string(s) + "'"
-	}
-	return strings.Join(q, ",")
-}
 
 // UpdateDocument replaces d if its stored status is one of from, recording
 // e when it is not nil. einvoice.ErrNotFound when there is no such document,
