@@ -140,7 +140,6 @@ func (s *Store) GetDocument(ctx context.Context, tenantID, id string) (*einvoice
 	return scanDocument(s.rs.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID))
 }
 
-
 // UpdateDocument replaces d if its stored status is one of from, recording
 // e when it is not nil. einvoice.ErrNotFound when there is no such document,
 // einvoice.ErrWrongState when its status is not in from.
