@@ -153,16 +153,15 @@ func (s *Service) CheckEditable(ctx context.Context, tenantID, id string) (*Docu
 	return d, nil
 }
 
-// UpdateDocument replaces every writable field of the document with those
-// of d. The kind stays; an edit returns the document to draft.
-func (s *Service) UpdateDocument(ctx context.Context, tenantID, keyID, id string, d *Document) (*Document, error) {
-	old, err := s.CheckEditable(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
+// UpdateDocument replaces every writable field of old, the document
+// CheckEditable returned, with those of d, and returns it with its history.
+// The kind stays; an edit returns the document to draft. The store writes
+// only if the document is still editable.
+func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *Document) (*Document, []Event, error) {
+	tenantID, id := old.TenantID, old.ID
 	info, _ := InfoOf(old.Kind)
 	if err := s.prepare(ctx, tenantID, info, d); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.now()
 	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = old.ID, StatusDraft, old.CreatedAt, now
@@ -170,26 +169,30 @@ func (s *Service) UpdateDocument(ctx context.Context, tenantID, keyID, id string
 	if old.Status != StatusDraft {
 		ev = &Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: fmt.Sprintf("edited while %s", old.Status), At: now}
 	}
-	err = s.Store.UpdateDocument(ctx, d, editable, ev)
+	err := s.Store.UpdateDocument(ctx, d, editable, ev)
 	switch {
-	case errors.Is(err, ErrWrongState):
+	case errors.Is(err, ErrWrongState): // changed status since CheckEditable
 		cur, gerr := s.document(ctx, tenantID, id)
 		if gerr != nil {
-			return nil, gerr
+			return nil, nil, gerr
 		}
-		return nil, notEditable(cur, "updated")
-	case errors.Is(err, ErrNotFound) && !errors.Is(err, ErrConflict):
+		return nil, nil, notEditable(cur, "updated")
+	case errors.Is(err, ErrNotFound): // the document, or a party it names, is gone
 		if _, gerr := s.document(ctx, tenantID, id); gerr != nil {
-			return nil, gerr
+			return nil, nil, gerr
 		}
-		return nil, storeError(err, d)
+		return nil, nil, storeError(err, d)
 	case err != nil:
 		if e := storeError(err, d); e != err {
-			return nil, e
+			return nil, nil, e
 		}
-		return nil, fmt.Errorf("update document: %w", err)
+		return nil, nil, fmt.Errorf("update document: %w", err)
 	}
-	return d, nil
+	h, err := s.Store.DocumentHistory(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document history: %w", err)
+	}
+	return d, h, nil
 }
 
 // DeleteDocument removes a draft or ready document.

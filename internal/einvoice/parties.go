@@ -53,21 +53,18 @@ func (s *Service) GetParty(ctx context.Context, tenantID string, kind PartyKind,
 	return p, nil
 }
 
-// UpdateParty replaces every writable field of the party with those of p.
-func (s *Service) UpdateParty(ctx context.Context, tenantID string, kind PartyKind, id string, p *Party) (*Party, error) {
-	old, err := s.GetParty(ctx, tenantID, kind, id)
-	if err != nil {
-		return nil, err
-	}
-	p.ID, p.TenantID, p.Kind, p.CreatedAt = old.ID, tenantID, kind, old.CreatedAt
+// UpdateParty replaces every writable field of old, the party GetParty
+// returned, with those of p.
+func (s *Service) UpdateParty(ctx context.Context, old, p *Party) (*Party, error) {
+	p.ID, p.TenantID, p.Kind, p.CreatedAt = old.ID, old.TenantID, old.Kind, old.CreatedAt
 	if err := ValidatePartyInput(p).Err(); err != nil {
 		return nil, err
 	}
 	p.UpdatedAt = s.now()
 	if err := s.Store.UpdateParty(ctx, p); errors.Is(err, ErrNotFound) {
-		return nil, s.partyNotFound(kind, id)
+		return nil, s.partyNotFound(p.Kind, p.ID)
 	} else if err != nil {
-		return nil, fmt.Errorf("update %s: %w", kind, err)
+		return nil, fmt.Errorf("update %s: %w", p.Kind, err)
 	}
 	return p, nil
 }

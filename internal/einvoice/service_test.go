@@ -99,7 +99,7 @@ func TestPartyRules(t *testing.T) {
 	if _, err := svc.GetParty(ctx, a.ID, einvoice.KindSeller, p.ID); einvoice.ErrorCode(err) != einvoice.CodeSellerNotFound {
 		t.Errorf("a buyer's id as a seller: %v, want SELLER_NOT_FOUND", err)
 	}
-	if _, err := svc.UpdateParty(ctx, a.ID, einvoice.KindBuyer, p.ID, &einvoice.Party{Name: "No longer a draft"}); einvoice.ErrorCode(err) != einvoice.CodeValidationFailed {
+	if _, err := svc.UpdateParty(ctx, p, &einvoice.Party{Name: "No longer a draft"}); einvoice.ErrorCode(err) != einvoice.CodeValidationFailed {
 		t.Errorf("update to an incomplete non-draft: %v, want VALIDATION_FAILED", err)
 	}
 	var e *einvoice.Error

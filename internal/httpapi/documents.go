@@ -49,17 +49,20 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, k *einvoice
 func (s *Server) updateDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
 	// The state comes first: a document that is not editable is a 409
 	// whatever the body holds.
-	if _, err := s.svc.CheckEditable(r.Context(), k.TenantID, r.PathValue("id")); err != nil {
+	old, err := s.svc.CheckEditable(r.Context(), k.TenantID, r.PathValue("id"))
+	if err != nil {
 		return err
 	}
 	var req documentRequest
 	if err := decode(r, maxBody, &req); err != nil {
 		return err
 	}
-	if _, err := s.svc.UpdateDocument(r.Context(), k.TenantID, k.ID, r.PathValue("id"), &req.Document); err != nil {
+	d, history, err := s.svc.UpdateDocument(r.Context(), k.ID, old, &req.Document)
+	if err != nil {
 		return err
 	}
-	return s.getDocument(w, r, k)
+	ok(w, http.StatusOK, documentJSON{Document: d, History: history})
+	return nil
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {

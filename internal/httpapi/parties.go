@@ -155,14 +155,15 @@ func (s *Server) updateParty(kind einvoice.PartyKind) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
 		// The party must exist before its body is judged: a PUT on another
 		// tenant's id is a 404 whatever it carries.
-		if _, err := s.svc.GetParty(r.Context(), k.TenantID, kind, r.PathValue("id")); err != nil {
+		old, err := s.svc.GetParty(r.Context(), k.TenantID, kind, r.PathValue("id"))
+		if err != nil {
 			return err
 		}
 		p, err := decodeParty(r, kind)
 		if err != nil {
 			return err
 		}
-		if p, err = s.svc.UpdateParty(r.Context(), k.TenantID, kind, r.PathValue("id"), p); err != nil {
+		if p, err = s.svc.UpdateParty(r.Context(), old, p); err != nil {
 			return err
 		}
 		ok(w, http.StatusOK, renderParty(p))
