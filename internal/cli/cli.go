@@ -33,6 +33,16 @@ type Main struct {
 	// Ready, when set, receives the listening address once serve accepts
 	// connections (tests start the service on 127.0.0.1:0).
 	Ready chan<- string
+	// Now is the clock of serve and of its built-in sandbox (time.Now when
+	// nil); tests move it to cross the authority's time windows.
+	Now func() time.Time
+}
+
+func (m *Main) now() func() time.Time {
+	if m.Now != nil {
+		return m.Now
+	}
+	return time.Now
 }
 
 const usage = `einvoice: an e-invoicing service for the MyInvois tax authority.

@@ -30,6 +30,24 @@ type Config struct {
 	// PprofAddr, when set, serves net/http/pprof on its own listener
 	// (keep it on loopback).
 	PprofAddr string
+
+	// AuthorityURL and PortalURL, when set, are where the sandbox
+	// environment is (any MyInvois-compatible service, such as `einvoice
+	// sandbox`); by default the built-in sandbox under /sandbox.
+	AuthorityURL string
+	PortalURL    string
+	// SandboxDelay is how long the built-in sandbox keeps a document
+	// Submitted before its verdict (0: at once).
+	SandboxDelay time.Duration
+	// SandboxRateLimits makes the sandbox enforce the authority's
+	// per-endpoint rate limits.
+	SandboxRateLimits bool
+	// SandboxFaults exposes the sandbox's fault switches (for tests).
+	SandboxFaults bool
+	// Workers is the number of submission workers of this process.
+	Workers int
+	// SubmitWait bounds how long a submit request waits for the authority.
+	SubmitWait time.Duration
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -37,6 +55,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
+		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, Workers: 2, SubmitWait: 10 * time.Second,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -49,6 +68,24 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_ADDR", &c.Addr)
 	str("EINVOICE_LOG_FORMAT", &c.LogFormat)
 	str("EINVOICE_PPROF_ADDR", &c.PprofAddr)
+	str("EINVOICE_AUTHORITY_URL", &c.AuthorityURL)
+	str("EINVOICE_PORTAL_URL", &c.PortalURL)
+	for name, dst := range map[string]*bool{"EINVOICE_SANDBOX_RATE_LIMITS": &c.SandboxRateLimits, "EINVOICE_SANDBOX_FAULTS": &c.SandboxFaults} {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want true or false", name, v))
+			}
+			*dst = b
+		}
+	}
+	if v := getenv("EINVOICE_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("EINVOICE_WORKERS=%q: want a whole number", v))
+		}
+		c.Workers = n
+	}
 	if v := getenv("EINVOICE_RATE_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -57,7 +94,8 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		c.RateLimit = n
 	}
 	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
-		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL} {
+		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL,
+		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -90,6 +128,18 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an authenticated key is trusted without a lookup; a revoked key works at most that long (env EINVOICE_KEY_CACHE_TTL; 0 disables)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", c.PprofAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (env EINVOICE_PPROF_ADDR; off when empty)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&c.AuthorityURL, "authority-url", c.AuthorityURL, "base URL of the sandbox environment's API, e.g. http://127.0.0.1:9090 for `einvoice sandbox` (env EINVOICE_AUTHORITY_URL; default: the built-in sandbox at /sandbox)")
+	fs.StringVar(&c.PortalURL, "portal-url", c.PortalURL, "base URL of the sandbox environment's portal, for validation links (env EINVOICE_PORTAL_URL)")
+	c.sandboxFlags(fs)
+	fs.IntVar(&c.Workers, "workers", c.Workers, "submission workers in this process (env EINVOICE_WORKERS)")
+	fs.DurationVar(&c.SubmitWait, "submit-wait", c.SubmitWait, "how long a submit request waits for the authority before answering 202 (env EINVOICE_SUBMIT_WAIT)")
+}
+
+// sandboxFlags adds the flags of the built-in sandbox to fs.
+func (c *Config) sandboxFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&c.SandboxDelay, "sandbox-delay", c.SandboxDelay, "how long the sandbox keeps a document Submitted before its verdict; 0 validates at once (env EINVOICE_SANDBOX_DELAY)")
+	fs.BoolVar(&c.SandboxRateLimits, "sandbox-rate-limits", c.SandboxRateLimits, "make the sandbox enforce the authority's per-endpoint rate limits (env EINVOICE_SANDBOX_RATE_LIMITS)")
+	fs.BoolVar(&c.SandboxFaults, "sandbox-faults", c.SandboxFaults, "expose the sandbox's fault switches at /sandbox/sandbox/faults, for tests (env EINVOICE_SANDBOX_FAULTS)")
 }
 
 // validate checks the configuration once, with errors that say how to fix it.
@@ -106,6 +156,15 @@ func (c *Config) validate() error {
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > time.Minute {
 		errs = append(errs, fmt.Errorf("key cache TTL %s: want 0 (off) to 1m", c.KeyCacheTTL))
+	}
+	if c.Workers < 0 || c.Workers > 64 {
+		errs = append(errs, fmt.Errorf("workers %d: want 0 to 64", c.Workers))
+	}
+	if c.SubmitWait < time.Second || c.SubmitWait > 2*time.Minute {
+		errs = append(errs, fmt.Errorf("submit wait %s: want 1s to 2m", c.SubmitWait))
+	}
+	if c.SandboxDelay < 0 {
+		errs = append(errs, fmt.Errorf("sandbox delay %s: want 0 or more", c.SandboxDelay))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))

@@ -87,10 +87,16 @@ func env(vars map[string]string) func(string) string {
 // startService runs serve on a loopback port until the test ends.
 func startService(t testing.TB, dsn string, args ...string) *service {
 	t.Helper()
+	return startServiceAt(t, dsn, nil, args...)
+}
+
+// startServiceAt runs serve with the clock now (time.Now when nil).
+func startServiceAt(t testing.TB, dsn string, now func() time.Time, args ...string) *service {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	m := &Main{Stdout: stdout, Stderr: stderr, Ready: ready,
+	m := &Main{Stdout: stdout, Stderr: stderr, Ready: ready, Now: now,
 		Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
 	s := &service{DSN: dsn, Stderr: stderr, cancel: cancel, done: make(chan int, 1)}
 	go func() {

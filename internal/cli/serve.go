@@ -38,7 +38,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	defer store.Close()
 	svc := newService(store)
-	svc.KeyCacheTTL = cfg.KeyCacheTTL
+	svc.KeyCacheTTL, svc.Now = cfg.KeyCacheTTL, m.now()
 
 	if t, key, err := svc.Bootstrap(ctx); err != nil {
 		return err
@@ -55,14 +55,23 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		defer dbLimiter.Close()
 		limiter = dbLimiter
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler := httpapi.New(httpapi.Options{Service: svc, Limiter: limiter, Logger: logger, Registry: reg})
-
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	auth := newAuthority(cfg, store, logger, ln.Addr().String(), svc, m.now())
+	handler := httpapi.New(httpapi.Options{Service: svc, Lifecycle: auth.life, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	workDone := make(chan struct{})
+	go func() {
+		defer close(workDone)
+		if cfg.Workers > 0 {
+			auth.life.Run(workCtx)
+		}
+	}()
+	defer func() { stopWork(); <-workDone }()
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -74,7 +83,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
-		"startup_ms", time.Since(started).Milliseconds())
+		"authority_sandbox", auth.sandboxAPI, "startup_ms", time.Since(started).Milliseconds())
 	if m.Ready != nil {
 		m.Ready <- ln.Addr().String()
 	}
@@ -103,6 +112,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	logger.Info("finishing submission work in hand")
+	stopWork()
+	<-workDone
 	logger.Info("stopped")
 	return nil
 }

@@ -149,6 +149,11 @@ func (e *CallError) Temporary() bool {
 // without an answer coming back, so that its outcome is unknown.
 func (e *CallError) Unanswered() bool { return e.Status == 0 || e.Status >= 500 }
 
+// ErrLogin is in the chain of a call that failed because the login to the
+// authority failed (wrong credentials, or the identity service refusing):
+// the call itself was never sent.
+var ErrLogin = errors.New("login to the tax authority failed")
+
 // AsCallError returns the CallError in err's chain.
 func AsCallError(err error) (*CallError, bool) {
 	var ce *CallError

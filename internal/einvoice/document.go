@@ -119,6 +119,12 @@ type Document struct {
 
 	Totals
 
+	// Authority is what the tax authority holds of the document, from its
+	// submission on; Frozen the parties as they were submitted. Both are
+	// read-only: the service sets them.
+	Authority *AuthorityRecord `json:"authority,omitempty"`
+	Frozen    *FrozenParties   `json:"frozen,omitempty"`
+
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }

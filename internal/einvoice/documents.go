@@ -62,6 +62,7 @@ func (s *Service) checkParty(ctx context.Context, tenantID string, kind PartyKin
 // computes its amounts when it asks for it.
 func (s *Service) prepare(ctx context.Context, tenantID string, info KindInfo, d *Document) error {
 	d.Kind, d.TypeCode, d.TenantID = info.Kind, info.TypeCode, tenantID
+	d.Authority, d.Frozen = nil, nil // read-only: the lifecycle sets them
 	if d.CurrencyCode == "" {
 		d.CurrencyCode = "MYR"
 	}
@@ -259,6 +260,11 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 	if err != nil {
 		return nil, err
 	}
+	if in.Party != nil {
+		if err := s.recheckTIN(ctx, in.Tenant, in.Party); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range d.References {
 		if r.ReferenceNumber == "" || r.ReferenceNumber == "NA" || in.Referenced[r.ReferenceNumber] != nil {
 			continue
@@ -274,6 +280,11 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 			}
 		}
 		in.Referenced[r.ReferenceNumber] = found
+	}
+	if s.Authority != nil {
+		if in.UBLSize, err = s.Authority.UBLSize(ctx, in.Tenant, d); err != nil {
+			in.UBLSize = 0 // a document too incomplete to write: its problems say why
+		}
 	}
 	res := &ValidationResult{Doc: d, Problems: ValidateDocument(in)}
 	to := StatusDraft

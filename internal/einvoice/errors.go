@@ -46,7 +46,10 @@ type Error struct {
 	Code    Code
 	Message string
 	Fields  FieldErrors
-	Err     error
+	// Authority is the tax authority's own error structure, when it refused
+	// something (AUTHORITY_REJECTED); clients find it under errors.authority.
+	Authority []AuthorityError
+	Err       error
 }
 
 func (e *Error) Error() string {

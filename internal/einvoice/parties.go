@@ -30,6 +30,10 @@ func (s *Service) CreateParty(ctx context.Context, tenantID string, kind PartyKi
 	if err := ValidatePartyInput(p).Err(); err != nil {
 		return nil, err
 	}
+	p.TINCheck = TINCheck{}
+	if err := s.checkTIN(ctx, p); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	p.ID, p.CreatedAt, p.UpdatedAt = s.NewID(), now, now
 	if err := s.Store.CreateParty(ctx, p); err != nil {
@@ -58,6 +62,12 @@ func (s *Service) GetParty(ctx context.Context, tenantID string, kind PartyKind,
 func (s *Service) UpdateParty(ctx context.Context, old, p *Party) (*Party, error) {
 	p.ID, p.TenantID, p.Kind, p.CreatedAt = old.ID, old.TenantID, old.Kind, old.CreatedAt
 	if err := ValidatePartyInput(p).Err(); err != nil {
+		return nil, err
+	}
+	p.TINCheck = TINCheck{}
+	if old.TINCheck.Status == TINVerified && old.TINCheck.Key == TINKey(p) {
+		p.TINCheck = old.TINCheck // unchanged and known: no need to ask again
+	} else if err := s.checkTIN(ctx, p); err != nil {
 		return nil, err
 	}
 	p.UpdatedAt = s.now()
@@ -93,4 +103,31 @@ func (s *Service) ListParties(ctx context.Context, tenantID string, kind PartyKi
 		return page, fmt.Errorf("list %s: %w", kind, err)
 	}
 	return page, nil
+}
+
+// checkTIN asks the authority about a complete party's TIN, when an
+// authority is configured and the TIN needs a check.
+func (s *Service) checkTIN(ctx context.Context, p *Party) error {
+	if s.Authority == nil || p.IsDraft || !NeedsTINCheck(p) {
+		return nil
+	}
+	t, err := s.GetTenant(ctx, p.TenantID)
+	if err != nil {
+		return err
+	}
+	p.TINCheck = s.Authority.CheckTIN(ctx, t, p)
+	return nil
+}
+
+// recheckTIN asks again about a party whose TIN is not confirmed, and keeps
+// the answer.
+func (s *Service) recheckTIN(ctx context.Context, t *Tenant, p *Party) error {
+	if s.Authority == nil || !NeedsTINCheck(p) || (p.TINCheck.Status == TINVerified && p.TINCheck.Key == TINKey(p)) {
+		return nil
+	}
+	p.TINCheck = s.Authority.CheckTIN(ctx, t, p)
+	if err := s.Store.SetTINCheck(ctx, p.TenantID, p.Kind, p.ID, p.TINCheck); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("record TIN check: %w", err)
+	}
+	return nil
 }

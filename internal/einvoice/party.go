@@ -52,6 +52,9 @@ type Party struct {
 	BusinessActivityDescription  string `json:"-"`
 	TourismTaxRegistrationNumber string `json:"-"`
 
+	// TINCheck is the tax authority's answer on the TIN (read-only).
+	TINCheck TINCheck `json:"tinCheck"`
+
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
@@ -91,4 +94,51 @@ func (p Page[T]) LastPage() int {
 		return 1
 	}
 	return (p.Total + p.PerPage - 1) / p.PerPage
+}
+
+// TINCheck is the tax authority's answer on a party's TIN and id.
+type TINCheck struct {
+	// Status is "" (never checked: no authority configured, or a special
+	// TIN), verified, not_found, or unverified (the authority could not be
+	// asked; it is asked again when a document naming the party is validated).
+	Status TINStatus `json:"status"`
+	// Key is the TIN, id type and id value that were checked.
+	Key       string     `json:"-"`
+	CheckedAt *time.Time `json:"checkedAt"`
+}
+
+// TINStatus is the outcome of a TIN check.
+type TINStatus string
+
+// The outcomes of a TIN check.
+const (
+	TINVerified   TINStatus = "verified"
+	TINNotFound   TINStatus = "not_found"
+	TINUnverified TINStatus = "unverified"
+)
+
+// TINKey is what a TIN check is about: the TIN with its id.
+func TINKey(p *Party) string { return p.TIN + "|" + p.IDType + "|" + p.IDValue }
+
+// NeedsTINCheck reports whether the authority must confirm the party's TIN:
+// a well-formed TIN with an id, and not one of the special TINs.
+func NeedsTINCheck(p *Party) bool {
+	return p.TIN != "" && p.IDType != "" && p.IDValue != "" && !IsSpecialTIN(p.TIN) && CheckTIN(p.TIN) == ""
+}
+
+// TINProblem returns why the party's TIN is not confirmed, or "" when it is
+// (or no check applies).
+func TINProblem(p *Party) string {
+	if !NeedsTINCheck(p) || p.TINCheck.Status == "" {
+		return ""
+	}
+	switch {
+	case p.TINCheck.Key != TINKey(p):
+		return "has not been checked with the tax authority since it changed"
+	case p.TINCheck.Status == TINNotFound:
+		return "the tax authority does not know this TIN with this id type and value"
+	case p.TINCheck.Status == TINUnverified:
+		return "could not be checked with the tax authority yet (it is checked again when a document naming this party is validated)"
+	}
+	return ""
 }

@@ -140,6 +140,9 @@ func PartyReadiness(p *Party) FieldErrors {
 		f.Add("isDraft", "a draft is not ready: set isDraft to false")
 	}
 	checkIdentity(f, p.Name, p.TIN, p.IDType, p.IDValue)
+	if msg := TINProblem(p); msg != "" {
+		f.Add("tin", "%s", msg)
+	}
 	if p.SSTRegistrationNumber != "" {
 		if msg := CheckSST(p.SSTRegistrationNumber); msg != "" {
 			f.Add("sstRegistrationNumber", "%s", msg)

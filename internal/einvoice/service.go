@@ -26,8 +26,19 @@ type Service struct {
 	// long, so that most requests cost no key lookup. A revoked key then
 	// keeps working for at most that long.
 	KeyCacheTTL time.Duration
+	// Authority, when set, checks parties' TINs with the tax authority and
+	// writes documents' UBL for validate's size check.
+	Authority AuthorityChecks
 
 	keyCache sync.Map // [sha256.Size]byte -> cachedKey
+}
+
+// AuthorityChecks are what the domain asks of the tax authority side.
+type AuthorityChecks interface {
+	// CheckTIN asks whether the authority knows the party's TIN and id.
+	CheckTIN(ctx context.Context, t *Tenant, p *Party) TINCheck
+	// UBLSize is the size of the UBL the document would be sent as.
+	UBLSize(ctx context.Context, t *Tenant, d *Document) (int, error)
 }
 
 // cachedKey is an authenticated key and when to look it up again.

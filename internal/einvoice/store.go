@@ -12,6 +12,7 @@ type Store interface {
 	APIKeyStore
 	PartyStore
 	DocumentStore
+	SubmissionStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

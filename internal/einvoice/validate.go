@@ -35,7 +35,13 @@ type ValidationInput struct {
 	// reference names.
 	Referenced map[string][]*Document
 	Now        time.Time
+	// UBLSize is the size in bytes of the UBL the document would be sent
+	// as (0 when unknown).
+	UBLSize int
 }
+
+// MaxUBLBytes is the authority's limit on one document (300 KB).
+const MaxUBLBytes = 300 << 10
 
 // Limits of document fields (reference myinvois.md 2.3).
 const (
@@ -134,6 +140,9 @@ func ValidateDocument(in ValidationInput) []Problem {
 	v.notes(d, info, in.Referenced)
 	if !d.AutoCalculate {
 		(&amountChecker{v: v}).check(d)
+	}
+	if in.UBLSize > MaxUBLBytes {
+		v.add("UBL_TOO_LARGE", "invoiceLines", fmt.Sprintf("the document would be %d KB as UBL, over the authority's 300 KB: split it into several documents", (in.UBLSize+1023)/1024))
 	}
 	sort.SliceStable(v.problems, func(i, j int) bool { return lessPath(v.problems[i].Field, v.problems[j].Field) })
 	return v.problems

@@ -260,10 +260,21 @@ func vtRuleCases() []vtCase {
 			vtOne("PROFILE_INCOMPLETE", "supplier.msicCode")},
 		{"profile: supplier activity missing", "", func(in *ValidationInput) { in.Tenant.Profile.BusinessActivityDescription = " " },
 			vtOne("PROFILE_INCOMPLETE", "supplier.businessActivityDescription")},
+		{"UBL over 300 KB", "", func(in *ValidationInput) { in.UBLSize = MaxUBLBytes + 1 }, vtOne("UBL_TOO_LARGE", "invoiceLines")},
+		{"UBL of exactly 300 KB passes", "", func(in *ValidationInput) { in.UBLSize = MaxUBLBytes }, nil},
 		{"profile: MSIC 00000 passes", "", func(in *ValidationInput) { in.Tenant.Profile.MSICCode = "00000" }, nil},
 		{"profile: supplier postcode of 4 digits", "", func(in *ValidationInput) { in.Tenant.Profile.Address.PostCode = "5048" },
 			vtOne("PROFILE_INCOMPLETE", "supplier.address.postCode")},
 		{"profile: no e-mail passes", "", func(in *ValidationInput) { in.Tenant.Profile.Contact.Email = "" }, nil},
+		{"party: TIN not found by the authority", "", func(in *ValidationInput) {
+			in.Party.TINCheck = TINCheck{Status: TINNotFound, Key: TINKey(in.Party)}
+		}, vtOne("PARTY_NOT_READY", "buyer.tin")},
+		{"party: TIN changed since its check", "", func(in *ValidationInput) {
+			in.Party.TINCheck = TINCheck{Status: TINVerified, Key: "C9876543210|BRN|1"}
+		}, vtOne("PARTY_NOT_READY", "buyer.tin")},
+		{"party: TIN verified passes", "", func(in *ValidationInput) {
+			in.Party.TINCheck = TINCheck{Status: TINVerified, Key: TINKey(in.Party)}
+		}, nil},
 		{"profile: the tenant is the buyer of a self-billed invoice", KindSelfBilledInvoice,
 			func(in *ValidationInput) { in.Tenant.Profile.Contact.Phone = "03 1234 5678" },
 			vtOne("PROFILE_INCOMPLETE", "buyer.contact.phone")},

@@ -12,7 +12,7 @@ import (
 // response fields — id, type, typeCode, status, timestamps, and with
 // autoCalculate the amounts — are overwritten by the service).
 type documentRequest struct {
-	_ struct{} `ignore:"history"`
+	_ struct{} `ignore:"history,submission"`
 	einvoice.Document
 }
 

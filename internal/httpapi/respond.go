@@ -54,10 +54,12 @@ type meta struct {
 
 // errorBody is the error body of every failure.
 type errorBody struct {
-	Success   bool                 `json:"success"`
-	Message   string               `json:"message"`
-	ErrorCode einvoice.Code        `json:"error_code"`
-	Errors    einvoice.FieldErrors `json:"errors,omitempty"`
+	Success   bool          `json:"success"`
+	Message   string        `json:"message"`
+	ErrorCode einvoice.Code `json:"error_code"`
+	// Errors maps field paths to their problems; "authority" holds the tax
+	// authority's error structure instead when it refused something.
+	Errors any `json:"errors,omitempty"`
 }
 
 // writeJSON writes v with the status.
@@ -102,5 +104,12 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if msg == "" {
 		msg = http.StatusText(statusOf[e.Code]) + "."
 	}
-	writeJSON(w, statusOf[e.Code], errorBody{Message: msg, ErrorCode: e.Code, Errors: e.Fields})
+	body := errorBody{Message: msg, ErrorCode: e.Code}
+	switch {
+	case len(e.Authority) > 0:
+		body.Errors = map[string]any{"authority": e.Authority}
+	case len(e.Fields) > 0:
+		body.Errors = e.Fields
+	}
+	writeJSON(w, statusOf[e.Code], body)
 }

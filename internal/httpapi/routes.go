@@ -50,6 +50,16 @@ func (s *Server) routes() {
 
 	// Document operations.
 	s.api("POST /api/v1/documents/{id}/validate", write, s.validateDocument)
+	if s.life != nil {
+		s.api("POST /api/v1/documents/{id}/submit", write, s.submitDocument)
+		s.api("POST /api/v1/documents/submit-bulk", write, s.submitBulk)
+		s.api("GET /api/v1/documents/{id}/status", read, s.documentStatus)
+		s.api("POST /api/v1/documents/{id}/cancel", write, s.cancelDocument)
+		s.api("GET /api/v1/documents/{id}/ubl", read, s.documentUBL)
+	}
+	if s.sandbox != nil {
+		s.mux.Handle("/sandbox/", http.StripPrefix("/sandbox", s.sandbox))
+	}
 
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.

@@ -12,11 +12,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/submission"
 )
 
 // Options are the dependencies of the handler.
 type Options struct {
 	Service *einvoice.Service
+	// Lifecycle submits documents and follows them at the tax authority.
+	Lifecycle *submission.Manager
+	// Sandbox, when set, is the built-in tax-authority sandbox, mounted
+	// under /sandbox (its own OAuth; no API key).
+	Sandbox http.Handler
 	Limiter einvoice.RateLimiter
 	Logger  *slog.Logger
 	// Registry receives the HTTP metrics and is served at /metrics.
@@ -28,6 +34,8 @@ type Options struct {
 // Server is the http.Handler of the service.
 type Server struct {
 	svc      *einvoice.Service
+	life     *submission.Manager
+	sandbox  http.Handler
 	limiter  einvoice.RateLimiter
 	logger   *slog.Logger
 	registry *prometheus.Registry
@@ -38,7 +46,7 @@ type Server struct {
 
 // New returns the handler of every route.
 func New(o Options) *Server {
-	s := &Server{svc: o.Service, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
+	s := &Server{svc: o.Service, life: o.Lifecycle, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
 	if s.now == nil {
 		s.now = time.Now
 	}

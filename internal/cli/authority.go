@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/dsig"
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/myinvois"
+	"github.com/einvoice/einvoice/internal/sandbox"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/submission"
+)
+
+// authority is the tax-authority side of a serving process: the lifecycle
+// manager with its MyInvois client, and the built-in sandbox when the
+// sandbox environment is not elsewhere.
+type authority struct {
+	life       *submission.Manager
+	sandbox    http.Handler
+	sandboxAPI string
+}
+
+// newAuthority wires the client, the lifecycle and the built-in sandbox of
+// a process listening on addr, and gives svc its TIN and UBL checks.
+func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr string, svc *einvoice.Service, now func() time.Time) *authority {
+	a := &authority{sandboxAPI: strings.TrimRight(cfg.AuthorityURL, "/")}
+	portal := strings.TrimRight(cfg.PortalURL, "/")
+	if a.sandboxAPI == "" {
+		base := "http://" + loopback(addr) + "/sandbox"
+		a.sandboxAPI = base
+		if portal == "" {
+			portal = base + sandbox.PortalPath
+		}
+		sb := sandbox.New(sandbox.Options{DB: store.DB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
+			PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
+		a.sandbox = sandboxGuard(sb, cfg.SandboxFaults)
+	}
+	client := myinvois.New(myinvois.Options{Budgets: true, Now: now, Timeout: cfg.SubmitWait, Logger: logger.With("component", "myinvois")})
+	a.life = submission.New(submission.Options{Store: store, Authority: client, SandboxAPI: a.sandboxAPI, SandboxPortal: portal,
+		Now: now, NewID: newID, Logger: logger.With("component", "submission"), Wait: cfg.SubmitWait, Workers: cfg.Workers})
+	svc.Authority = a.life
+	return a
+}
+
+// loopback is the address to reach this process's own listener.
+func loopback(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// sandboxGuard hides the sandbox's fault switches and statistics unless they
+// were asked for: on a shared service, nobody should be able to make the
+// sandbox fail.
+func sandboxGuard(h http.Handler, faults bool) http.Handler {
+	if faults {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/sandbox/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":{"code":"NotFound","message":"the sandbox's fault switches are off (start with --sandbox-faults)"}}` + "\n"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/submission"
+)
+
+// submitResult is the data of POST /documents/{id}/submit.
+type submitResult struct {
+	ID                string          `json:"id"`
+	Status            einvoice.Status `json:"status"`
+	DocumentUUID      string          `json:"document_uuid"`
+	InvoiceCodeNumber string          `json:"invoice_code_number"`
+	SubmissionUID     string          `json:"submission_uid,omitempty"`
+}
+
+// statusResult is the data of GET /documents/{id}/status and of cancel.
+type statusResult struct {
+	ID                 string                     `json:"id"`
+	Status             einvoice.Status            `json:"status"`
+	DocumentUUID       string                     `json:"document_uuid"`
+	DocumentLongID     string                     `json:"document_long_id"`
+	ValidatedAt        *time.Time                 `json:"validated_at"`
+	InvoiceCodeNumber  string                     `json:"invoice_code_number"`
+	SubmissionUID      string                     `json:"submission_uid,omitempty"`
+	ValidationURL      string                     `json:"validation_url,omitempty"`
+	CancelledAt        *time.Time                 `json:"cancelled_at,omitempty"`
+	RejectionRequested *einvoice.RejectionRequest `json:"rejection_requested,omitempty"`
+	AuthorityErrors    []einvoice.AuthorityError  `json:"authority_errors,omitempty"`
+	Submission         *einvoice.Job              `json:"submission,omitempty"`
+	Stale              bool                       `json:"stale"`
+}
+
+func newStatusResult(r *submission.StatusResult) statusResult {
+	d := r.Doc
+	out := statusResult{ID: d.ID, Status: d.Status, InvoiceCodeNumber: d.InvoiceSerialNumber, ValidationURL: r.ValidationURL,
+		Submission: r.Job, Stale: r.Stale}
+	if a := d.Authority; a != nil {
+		out.DocumentUUID, out.DocumentLongID, out.ValidatedAt = a.DocumentUUID, a.LongID, a.ValidatedAt
+		out.SubmissionUID, out.CancelledAt, out.RejectionRequested, out.AuthorityErrors = a.SubmissionUID, a.CancelledAt, a.RejectionRequested, a.Errors
+	}
+	return out
+}
+
+func (s *Server) submitDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	out, err := s.life.Submit(r.Context(), k.TenantID, k.ID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	d := out.Doc
+	res := submitResult{ID: d.ID, Status: d.Status, InvoiceCodeNumber: d.InvoiceSerialNumber}
+	if d.Authority != nil {
+		res.DocumentUUID, res.SubmissionUID = d.Authority.DocumentUUID, d.Authority.SubmissionUID
+	}
+	switch {
+	case out.Rejected:
+		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the document; it is now Invalid. Correct it, validate it and submit it again.")
+		if d.Authority != nil {
+			e.Authority = d.Authority.Errors
+		}
+		return e
+	case out.Pending:
+		ok(w, http.StatusAccepted, res)
+	default:
+		ok(w, http.StatusOK, res)
+	}
+	return nil
+}
+
+// bulkRequest is the body of POST /documents/submit-bulk.
+type bulkRequest struct {
+	DocumentIDs []string `json:"document_ids"`
+}
+
+func (s *Server) submitBulk(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	var req bulkRequest
+	if err := decode(r, maxBulkBody, &req); err != nil {
+		return err
+	}
+	res, err := s.life.SubmitBulk(r.Context(), k.TenantID, k.ID, req.DocumentIDs)
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) documentStatus(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	res, err := s.life.Status(r.Context(), k.TenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, newStatusResult(res))
+	return nil
+}
+
+// cancelRequest is the body of POST /documents/{id}/cancel.
+type cancelRequest struct {
+	Reason string `json:"reason"`
+}
+
+func (s *Server) cancelDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	var req cancelRequest
+	if err := decode(r, maxBody, &req); err != nil {
+		return err
+	}
+	res, err := s.life.Cancel(r.Context(), k.TenantID, k.ID, r.PathValue("id"), req.Reason)
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, newStatusResult(res))
+	return nil
+}
+
+func (s *Server) documentUBL(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	body, err := s.life.UBL(r.Context(), k.TenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return nil
+}

@@ -1,0 +1,112 @@
+package sandbox_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestGetSubmission(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		_, hs := e.server()
+		c := login(t, hs.URL, "erp-1", "")
+		now := e.clock.Now()
+		res := c.submit(invoice(invoiceOpts{code: "S-1", issued: now}), invoice(invoiceOpts{code: "S-2", issued: now}),
+			invoice(invoiceOpts{code: "S-3", issued: now, typeCode: "11"}))
+		uid := *res.SubmissionUID
+		if len(uid) != 26 {
+			t.Errorf("submissionUid %q", uid)
+		}
+		r := c.do(http.MethodGet, "/api/v1.0/documentsubmissions/"+uid+"?pageNo=2&pageSize=2", nil)
+		s := r.JSON(t)
+		docs, _ := s["documentSummary"].([]any)
+		if r.Status != http.StatusOK || s["submissionUid"] != uid || s["documentCount"] != float64(3) || s["overallStatus"] != "valid" ||
+			s["dateTimeReceived"] != now.Format(time.RFC3339) || len(docs) != 1 {
+			t.Fatalf("page 2: %d %s", r.Status, r.Body)
+		}
+		d := docs[0].(map[string]any)
+		want := map[string]any{
+			"uuid": res.Accepted[2].UUID, "submissionUid": uid, "internalId": "S-3", "typeName": "Self-billed Invoice",
+			"typeVersionName": "1.0", "issuerTin": buyerTIN, "issuerName": "Buyer Name", "receiverId": supplierTIN,
+			"receiverName": "Supplier Sdn. Bhd.", "dateTimeIssued": now.Format(time.RFC3339), "status": "Valid",
+			"totalExcludingTax": float64(100), "totalPayableAmount": float64(106), "totalNetAmount": float64(100),
+			"totalDiscount": float64(0), "createdByUserId": "erp-1", "cancelDateTime": nil, "rejectRequestDateTime": nil,
+			"documentStatusReason": nil,
+		}
+		for k, v := range want {
+			if d[k] != v {
+				t.Errorf("%s = %v, want %v", k, d[k], v)
+			}
+		}
+		for _, tc := range []struct {
+			name, path string
+			c          *client
+			status     int
+		}{
+			{"another client", "/api/v1.0/documentsubmissions/" + uid, login(t, hs.URL, "erp-2", ""), 403},
+			{"unknown", "/api/v1.0/documentsubmissions/AAAAAAAAAAAAAAAAAAAAAAAAAA", c, 404},
+			{"NUL", "/api/v1.0/documentsubmissions/%00", c, 404},
+			{"bad pageSize", "/api/v1.0/documentsubmissions/" + uid + "?pageSize=101", c, 400},
+			{"bad pageNo", "/api/v1.0/documentsubmissions/" + uid + "?pageNo=x", c, 400},
+		} {
+			if r := tc.c.do(http.MethodGet, tc.path, nil); r.Status != tc.status {
+				t.Errorf("%s: %d %s, want %d", tc.name, r.Status, r.Body, tc.status)
+			}
+		}
+	})
+}
+
+func TestRawAndDetails(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		_, hs := e.server()
+		c := login(t, hs.URL, "erp-1", "")
+		now := e.clock.Now()
+		good := invoice(invoiceOpts{code: "RD-1", issued: now})
+		bad := invoice(invoiceOpts{code: "RD-2", issued: now.Add(-100 * time.Hour)})
+		res := c.submit(good, bad)
+		validID, invalidID := res.Accepted[0].UUID, res.Accepted[1].UUID
+
+		r := c.do(http.MethodGet, "/api/v1.0/documents/"+validID+"/raw", nil)
+		raw := r.JSON(t)
+		if r.Status != http.StatusOK || raw["document"] != string(good.body) || raw["uuid"] != validID || raw["status"] != "Valid" || raw["longId"] == nil {
+			t.Errorf("raw: %d %s", r.Status, r.Body)
+		}
+		if r := c.do(http.MethodGet, "/api/v1.0/documents/"+invalidID+"/raw", nil); r.Status != http.StatusNotFound {
+			t.Errorf("raw of an Invalid document: %d, want 404", r.Status)
+		}
+		d := c.details(invalidID)
+		vr := d["validationResults"].(map[string]any)
+		steps := vr["validationSteps"].([]any)
+		if d["status"] != "Invalid" || vr["status"] != "Invalid" || len(steps) != 6 {
+			t.Fatalf("details: %v", d)
+		}
+		core := steps[1].(map[string]any)
+		e0 := core["error"].(map[string]any)
+		inner := e0["innerError"].([]any)[0].(map[string]any)
+		if core["name"] != "Step02-Core Fields Validator" || core["status"] != "Invalid" || e0["errorCode"] != "Error02" ||
+			e0["error"] != "Core Fields Validator" || inner["errorCode"] != "CF321" || inner["errorMs"] == nil || inner["propertyPath"] == nil {
+			t.Errorf("core fields step: %v", core)
+		}
+
+		// Others see nothing; the receiver (by onbehalfof) sees Valid documents.
+		stranger := login(t, hs.URL, "erp-2", "")
+		receiver := login(t, hs.URL, "erp-3", buyerTIN)
+		for _, tc := range []struct {
+			name   string
+			c      *client
+			path   string
+			status int
+		}{
+			{"stranger raw", stranger, "/api/v1.0/documents/" + validID + "/raw", 404},
+			{"stranger details", stranger, "/api/v1.0/documents/" + validID + "/details", 404},
+			{"receiver raw", receiver, "/api/v1.0/documents/" + validID + "/raw", 200},
+			{"receiver details of Invalid", receiver, "/api/v1.0/documents/" + invalidID + "/details", 404},
+			{"unknown", c, "/api/v1.0/documents/AAAAAAAAAAAAAAAAAAAAAAAAAA/details", 404},
+			{"unknown route", c, "/api/v1.0/nothing", 404},
+		} {
+			if r := tc.c.do(http.MethodGet, tc.path, nil); r.Status != tc.status {
+				t.Errorf("%s: %d %s, want %d", tc.name, r.Status, r.Body, tc.status)
+			}
+		}
+	})
+}

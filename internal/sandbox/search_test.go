@@ -1,0 +1,110 @@
+package sandbox_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSearch(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		_, hs := e.server()
+		c := login(t, hs.URL, "erp-1", "")
+		other := login(t, hs.URL, "erp-2", "")
+		start := e.clock.Now()
+		var ids []string // oldest first
+		for i, code := range []string{"Q-1", "Q-2", "Q-3", "Q-4"} {
+			buyer := buyerTIN
+			if i == 3 {
+				buyer = "IG999999999" // Invalid
+			}
+			ids = append(ids, c.submitOne(invoice(invoiceOpts{code: code, issued: e.clock.Now(), buyer: buyer})))
+			e.clock.Advance(time.Minute)
+		}
+		othersID := other.submitOne(invoice(invoiceOpts{code: "Q-1", issued: e.clock.Now(), supplier: "C30000000010"}))
+		c.state(ids[1], "cancelled", "mistake")
+
+		search := func(c *client, q url.Values) (int, []string, map[string]any) {
+			t.Helper()
+			r := c.do(http.MethodGet, "/api/v1.0/documents/search?"+q.Encode(), nil)
+			if r.Status != http.StatusOK {
+				return r.Status, nil, nil
+			}
+			body := r.JSON(t)
+			var got []string
+			for _, d := range body["result"].([]any) {
+				got = append(got, d.(map[string]any)["uuid"].(string))
+			}
+			return r.Status, got, body["metadata"].(map[string]any)
+		}
+		window := func(extra ...string) url.Values {
+			q := url.Values{"submissionDateFrom": {start.Format(time.RFC3339)}, "submissionDateTo": {e.clock.Now().Format(time.RFC3339)}}
+			for i := 0; i+1 < len(extra); i += 2 {
+				q.Set(extra[i], extra[i+1])
+			}
+			return q
+		}
+		for _, tc := range []struct {
+			name string
+			c    *client
+			q    url.Values
+			want []string
+		}{
+			{"all, newest first", c, window(), []string{ids[3], ids[2], ids[1], ids[0]}},
+			{"by internalId", c, window("searchQuery", "Q-2"), []string{ids[1]}},
+			{"by uuid", c, window("searchQuery", ids[2]), []string{ids[2]}},
+			{"by name", c, window("searchQuery", "buyer NAME"), []string{ids[3], ids[2], ids[1], ids[0]}},
+			{"wildcards are text", c, window("searchQuery", "%"), nil},
+			{"Valid", c, window("status", "Valid"), []string{ids[2], ids[0]}},
+			{"Cancelled", c, window("status", "Cancelled"), []string{ids[1]}},
+			{"Invalid", c, window("status", "Invalid"), []string{ids[3]}},
+			{"page 2 of 3", c, window("pageSize", "3", "pageNo", "2"), []string{ids[0]}},
+			{"narrow window", c, url.Values{"submissionDateFrom": {start.Add(time.Minute).Format(time.RFC3339)}, "submissionDateTo": {start.Add(2 * time.Minute).Format(time.RFC3339)}}, []string{ids[2], ids[1]}},
+			{"issue dates", c, url.Values{"issueDateFrom": {start.Format(time.RFC3339)}, "issueDateTo": {start.Format(time.RFC3339)}}, []string{ids[0]}},
+			{"document type", c, window("documentType", "02"), nil},
+			{"another client sees its own only", other, window("searchQuery", "Q-1"), []string{othersID}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				status, got, _ := search(tc.c, tc.q)
+				if status != http.StatusOK || !slices.Equal(got, tc.want) {
+					t.Errorf("search %v: %d %v, want %v", tc.q, status, got, tc.want)
+				}
+			})
+		}
+		if _, _, meta := search(c, window("pageSize", "3")); meta["totalCount"] != float64(4) || meta["totalPages"] != float64(2) {
+			t.Errorf("metadata = %v, want 4 documents on 2 pages", meta)
+		}
+		// Received: Valid and Cancelled documents, of any issuer, whose buyer
+		// is the caller's TIN.
+		buyer := login(t, hs.URL, "buyer-erp", buyerTIN)
+		if _, got, _ := search(buyer, window("invoiceDirection", "Received")); !slices.Equal(got, []string{othersID, ids[2], ids[1], ids[0]}) {
+			t.Errorf("received = %v, want all but the Invalid one", got)
+		}
+		for _, tc := range []struct {
+			name string
+			q    url.Values
+		}{
+			{"no window", url.Values{}},
+			{"from only", url.Values{"submissionDateFrom": {start.Format(time.RFC3339)}}},
+			{"over 31 days", url.Values{"submissionDateFrom": {start.Add(-32 * 24 * time.Hour).Format(time.RFC3339)}, "submissionDateTo": {start.Format(time.RFC3339)}}},
+			{"reversed", url.Values{"submissionDateFrom": {start.Format(time.RFC3339)}, "submissionDateTo": {start.Add(-time.Hour).Format(time.RFC3339)}}},
+			{"bad date", url.Values{"submissionDateFrom": {"yesterday"}, "submissionDateTo": {start.Format(time.RFC3339)}}},
+			{"bad status", window("status", "Lost")},
+			{"bad direction", window("invoiceDirection", "Both")},
+			{"bad type", window("documentType", "99")},
+			{"pageSize over 100", window("pageSize", "101")},
+			{"NUL query", window("searchQuery", "a\x00")},
+		} {
+			if status, _, _ := search(c, tc.q); status != http.StatusBadRequest {
+				t.Errorf("%s: %d, want 400", tc.name, status)
+			}
+		}
+		// Exactly 31 days is allowed.
+		q := url.Values{"submissionDateFrom": {start.Add(-31 * 24 * time.Hour).Format(time.RFC3339)}, "submissionDateTo": {start.Format(time.RFC3339)}}
+		if status, _, _ := search(c, q); status != http.StatusOK {
+			t.Errorf("31 days: %d", status)
+		}
+	})
+}

@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"database/sql"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultPortalURL is the base of the validation links when Options.PortalURL
+// is empty: the sandbox's own portal page served at the root of a service on
+// localhost:8080.
+const DefaultPortalURL = "http://localhost:8080/sandbox-portal"
+
+// Options configure a Server.
+type Options struct {
+	// DB is the database holding the sandbox_* tables (migrated by sqlstore);
+	// on SQLite, the single-connection write pool.
+	DB *sql.DB
+	// Postgres tells that DB is PostgreSQL (row locks are taken where the
+	// engine has them); false for SQLite.
+	Postgres bool
+	// Now is the clock (nil: time.Now). Statuses, token expiry, the time
+	// rules and rate-limit windows follow it.
+	Now func() time.Time
+	// Delay is how long an accepted document stays Submitted before its
+	// verdict shows (0: at once).
+	Delay time.Duration
+	// PortalURL is the base of validation links,
+	// {PortalURL}/{uuid}/share/{longId} (empty: DefaultPortalURL).
+	PortalURL string
+	// VerifySignature checks the signature of a version 1.1 (or 1.3)
+	// document; nil: signatures are not checked. An error makes the
+	// document Invalid (Step08-Document Signature Validator).
+	VerifySignature func(doc []byte) error
+	// RateLimits enforces the authority's per-client, per-endpoint requests
+	// per minute with 429 and Retry-After; the windows live in the database
+	// so that replicas share them.
+	RateLimits bool
+	// Logger receives internal errors (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server is the sandbox: an http.Handler speaking the MyInvois protocol.
+// Several Servers on one database behave as one authority.
+type Server struct {
+	db        *sql.DB
+	postgres  bool
+	now       func() time.Time
+	delay     time.Duration
+	portalURL string
+	verify    func([]byte) error
+	limits    bool
+	log       *slog.Logger
+	mux       *http.ServeMux
+
+	faults faultSet
+	// swept is when expired rows were last removed (unix microseconds).
+	swept atomic.Int64
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server on the database of o.DB, which must be migrated.
+func New(o Options) *Server {
+	s := &Server{
+		db:        o.DB,
+		postgres:  o.Postgres,
+		now:       o.Now,
+		delay:     max(o.Delay, 0),
+		portalURL: strings.TrimRight(o.PortalURL, "/"),
+		verify:    o.VerifySignature,
+		limits:    o.RateLimits,
+		log:       o.Logger,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.portalURL == "" {
+		s.portalURL = DefaultPortalURL
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.mux = s.routes()
+	return s
+}
+
+// PortalURL returns the base of the validation links, without a trailing
+// slash.
+func (s *Server) PortalURL() string { return s.portalURL }
+
+// routes is every route of the sandbox.
+func (s *Server) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("POST /connect/token", s.endpoint(epToken, false, s.handleToken))
+	m.Handle("POST /api/v1.0/documentsubmissions/{$}", s.endpoint(epSubmit, true, s.handleSubmit))
+	m.Handle("POST /api/v1.0/documentsubmissions", s.endpoint(epSubmit, true, s.handleSubmit))
+	m.Handle("GET /api/v1.0/documentsubmissions/{uid}", s.endpoint(epSubmission, true, s.handleGetSubmission))
+	m.Handle("GET /api/v1.0/documents/{uuid}/raw", s.endpoint(epRaw, true, s.handleRaw))
+	m.Handle("GET /api/v1.0/documents/{uuid}/details", s.endpoint(epDetails, true, s.handleDetails))
+	m.Handle("PUT /api/v1.0/documents/state/{uuid}/state", s.endpoint(epCancel, true, s.handleState))
+	m.Handle("GET /api/v1.0/documents/search", s.endpoint(epSearch, true, s.handleSearch))
+	m.Handle("GET /api/v1.0/taxpayer/validate/{tin}", s.endpoint(epTIN, true, s.handleValidateTIN))
+
+	m.Handle("POST /sandbox/faults", s.plain(s.handleAddFault))
+	m.Handle("DELETE /sandbox/faults", s.plain(s.handleClearFaults))
+	m.Handle("GET /sandbox/stats", s.plain(s.handleStats))
+	m.Handle("GET /sandbox-portal/{uuid}/share/{longId}", s.plain(s.handlePortal))
+
+	m.Handle("/", s.plain(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "No such API: " + r.Method + " " + r.URL.Path})
+	}))
+	return m
+}
+
+// ServeHTTP serves one request; a panic becomes a 500 and is logged.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("sandbox: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeError(w, http.StatusInternalServerError, apiError{Code: "InternalServerError", Message: "Internal server error"})
+		}
+	}()
+	w.Header().Set("correlationId", newCorrelationID())
+	s.mux.ServeHTTP(w, r)
+}
+
+// caller is who a request comes from, as its token says.
+type caller struct {
+	ClientID   string
+	OnBehalfOf string
+}
+
+// TIN is the represented taxpayer's TIN (onbehalfof before any ':ROB').
+func (c caller) TIN() string {
+	tin, _, _ := strings.Cut(c.OnBehalfOf, ":")
+	return strings.TrimSpace(tin)
+}
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c caller)
+
+// endpoint wraps a protocol handler: faults first (without processing, or
+// around it), then the token (when auth), then the rate limit.
+func (s *Server) endpoint(name string, auth bool, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, ok := s.faults.take(name)
+		if ok {
+			switch f.Kind {
+			case FaultFail:
+				writeError(w, http.StatusInternalServerError, apiError{Code: "InternalServerError", Message: "Injected failure"})
+				return
+			case FaultThrottle:
+				ra := max(f.RetryAfter, 1)
+				w.Header().Set("Retry-After", itoa(ra))
+				writeError(w, http.StatusTooManyRequests, apiError{Code: "TooManyRequests", Message: "Injected throttling"})
+				return
+			case FaultDropBefore:
+				s.drop(w)
+				return
+			}
+		}
+		out := w
+		var buf *bufferedWriter
+		if ok && (f.Kind == FaultDelay || f.Kind == FaultDrop) {
+			buf = newBufferedWriter(w)
+			out = buf
+		}
+		s.serveEndpoint(out, r, name, auth, h)
+		if buf == nil {
+			return
+		}
+		if f.Kind == FaultDrop {
+			s.drop(w)
+			return
+		}
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+		buf.flush()
+	})
+}
+
+func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, name string, auth bool, h handlerFunc) {
+	var c caller
+	if auth {
+		var ok bool
+		if c, ok = s.authenticate(w, r); !ok {
+			return
+		}
+	} else {
+		// The token endpoint's client is the form's client_id.
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			writeOAuthError(w, "invalid_request", "The request body is not a readable form.")
+			return
+		}
+		c.ClientID = r.PostForm.Get("client_id")
+	}
+	if !s.allow(w, r, name, c.ClientID) {
+		return
+	}
+	h(w, r, c)
+}
+
+// plain wraps the sandbox's own (non-protocol) routes.
+func (s *Server) plain(h http.HandlerFunc) http.Handler { return h }
+
+// drop closes the client's connection without an answer.
+func (s *Server) drop(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// HTTP/2 or a writer that cannot hijack: abort the stream instead.
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// internalError logs err and answers a generic 500.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("sandbox: internal error", "method", r.Method, "path", r.URL.Path,
+		"correlationId", w.Header().Get("correlationId"), "err", err)
+	writeError(w, http.StatusInternalServerError, apiError{Code: "InternalServerError", Message: "Internal server error"})
+}
+
+// readAll reads a body of at most limit bytes; tooBig tells the limit was passed.
+func readAll(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, tooBig bool, err error) {
+	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, true, nil
+	}
+	return body, false, err
+}

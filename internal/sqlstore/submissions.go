@@ -1,0 +1,191 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+var _ einvoice.SubmissionStore = (*Store)(nil)
+
+const jobColumns = `id, tenant_id, document_id, kind, state, attempts, maybe_sent, next_attempt_at, lease_owner, lease_until,
+	last_error, submission_uid, created_at, updated_at`
+
+func jobArgs(j *einvoice.Job) []any {
+	return []any{j.ID, j.TenantID, j.DocumentID, string(j.Kind), string(j.State), j.Attempts, j.MaybeSent,
+		micros(j.NextAttemptAt), j.LeaseOwner, micros(j.LeaseUntil), j.LastError, j.SubmissionUID, micros(j.CreatedAt), micros(j.UpdatedAt)}
+}
+
+func scanJob(row interface{ Scan(...any) error }) (*einvoice.Job, error) {
+	var j einvoice.Job
+	var kind, state string
+	var next, lease, created, updated int64
+	err := row.Scan(&j.ID, &j.TenantID, &j.DocumentID, &kind, &state, &j.Attempts, &j.MaybeSent, &next, &j.LeaseOwner, &lease,
+		&j.LastError, &j.SubmissionUID, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, einvoice.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scan job: %w", err)
+	}
+	j.Kind, j.State = einvoice.JobKind(kind), einvoice.JobState(state)
+	j.NextAttemptAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = fromMicros(next), fromMicros(lease), fromMicros(created), fromMicros(updated)
+	return &j, nil
+}
+
+// WriteSubmission applies one step of the submission lifecycle atomically.
+func (s *Store) WriteSubmission(ctx context.Context, w einvoice.SubmissionWrite) error {
+	var docArgs []any
+	if w.Doc != nil {
+		var err error
+		if docArgs, err = documentArgs(w.Doc); err != nil {
+			return err
+		}
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if w.Doc != nil {
+			if err := s.writeDocumentIn(ctx, tx, w.Doc, w.From, w.Version, docArgs); err != nil {
+				return err
+			}
+		}
+		if w.UBL != nil && w.Doc != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO document_ubl (document_id, tenant_id, body, created_at) VALUES ($1,$2,$3,$4)
+				ON CONFLICT (document_id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
+				w.Doc.ID, w.Doc.TenantID, w.UBL, micros(w.Doc.UpdatedAt)); err != nil {
+				return fmt.Errorf("store ubl: %w", err)
+			}
+		}
+		for _, j := range w.Jobs {
+			if err := writeJob(ctx, tx, j, w.Lease); err != nil {
+				return err
+			}
+		}
+		if w.Event != nil && w.Doc != nil {
+			return insertEvent(ctx, tx, w.Doc.ID, *w.Event)
+		}
+		return nil
+	})
+}
+
+// writeDocumentIn replaces the document if its stored status is in from,
+// keeping the counts.
+func (s *Store) writeDocumentIn(ctx context.Context, tx *sql.Tx, d *einvoice.Document, from []einvoice.Status, version time.Time, args []any) error {
+	kind, status, err := s.lockDocument(ctx, tx, d.TenantID, d.ID)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(from, status) {
+		return einvoice.ErrWrongState
+	}
+	if !version.IsZero() {
+		var updated int64
+		if err := tx.QueryRowContext(ctx, `SELECT updated_at FROM documents WHERE id = $1`, d.ID).Scan(&updated); err != nil {
+			return fmt.Errorf("document version: %w", err)
+		}
+		if updated != micros(version) {
+			return einvoice.ErrWrongState
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE documents SET status=$3, body=$4, updated_at=$5 WHERE id=$1 AND tenant_id=$2`,
+		d.ID, d.TenantID, string(d.Status), args[9], micros(d.UpdatedAt)); err != nil {
+		return fmt.Errorf("write document: %w", err)
+	}
+	return moveCount(ctx, tx, d.TenantID, kind, status, d.Status)
+}
+
+// writeJob inserts j, or updates it; with a lease, only while the lease is
+// still owned (another process may have taken the job over).
+func writeJob(ctx context.Context, tx *sql.Tx, j *einvoice.Job, lease string) error {
+	a := jobArgs(j)
+	if lease == "" {
+		_, err := tx.ExecContext(ctx, `INSERT INTO submission_jobs (`+jobColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
+			ON CONFLICT (document_id) DO UPDATE SET kind=excluded.kind, state=excluded.state, attempts=excluded.attempts,
+			maybe_sent=excluded.maybe_sent, next_attempt_at=excluded.next_attempt_at, lease_owner=excluded.lease_owner,
+			lease_until=excluded.lease_until, last_error=excluded.last_error, submission_uid=excluded.submission_uid,
+			created_at=excluded.created_at, updated_at=excluded.updated_at`, a...)
+		if err != nil {
+			return fmt.Errorf("write job: %w", classify(err))
+		}
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE submission_jobs SET kind=$3, state=$4, attempts=$5, maybe_sent=$6, next_attempt_at=$7,
+		lease_owner=$8, lease_until=$9, last_error=$10, submission_uid=$11, updated_at=$12
+		WHERE tenant_id=$1 AND document_id=$2 AND lease_owner=$13`, append(a[1:12:12], a[13], lease)...)
+	if err != nil {
+		return fmt.Errorf("update job: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("job %s: lease lost: %w", j.ID, einvoice.ErrWrongState)
+	}
+	return nil
+}
+
+// ClaimJobs leases due jobs whose lease has expired. PostgreSQL skips rows
+// other processes are claiming; SQLite's single writer serialises claims.
+func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
+	pick := `SELECT id FROM submission_jobs WHERE state = 'pending' AND next_attempt_at <= $3 AND lease_until <= $3
+		ORDER BY next_attempt_at LIMIT $4`
+	if s.engine == Postgres {
+		pick += ` FOR UPDATE SKIP LOCKED`
+	}
+	rows, err := s.w.QueryContext(ctx, `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
+		WHERE id IN (`+pick+`) RETURNING `+jobColumns, owner, micros(leaseUntil), micros(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	defer rows.Close()
+	var jobs []*einvoice.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	slices.SortFunc(jobs, func(a, b *einvoice.Job) int { return a.NextAttemptAt.Compare(b.NextAttemptAt) })
+	return jobs, nil
+}
+
+// GetJob returns the job of a document.
+func (s *Store) GetJob(ctx context.Context, tenantID, documentID string) (*einvoice.Job, error) {
+	if !einvoice.ValidID(documentID) || !einvoice.ValidID(tenantID) {
+		return nil, einvoice.ErrNotFound
+	}
+	return scanJob(s.rs.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM submission_jobs WHERE document_id = $1 AND tenant_id = $2`,
+		documentID, tenantID))
+}
+
+// GetUBL returns the UBL stored for a document.
+func (s *Store) GetUBL(ctx context.Context, tenantID, documentID string) ([]byte, error) {
+	if !einvoice.ValidID(documentID) || !einvoice.ValidID(tenantID) {
+		return nil, einvoice.ErrNotFound
+	}
+	var body []byte
+	err := s.rs.QueryRowContext(ctx, `SELECT body FROM document_ubl WHERE document_id = $1 AND tenant_id = $2`, documentID, tenantID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, einvoice.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get ubl: %w", err)
+	}
+	return body, nil
+}
+
+// SetTINCheck records the authority's answer on a party's TIN, without
+// touching anything else of the party.
+func (s *Store) SetTINCheck(ctx context.Context, tenantID string, kind einvoice.PartyKind, id string, c einvoice.TINCheck) error {
+	res, err := s.ws.ExecContext(ctx, `UPDATE parties SET tin_check = $4, tin_check_key = $5, tin_checked_at = $6
+		WHERE id = $1 AND tenant_id = $2 AND kind = $3`, id, tenantID, string(kind), string(c.Status), c.Key, nullMicros(c.CheckedAt))
+	if err != nil {
+		return fmt.Errorf("set tin check: %w", err)
+	}
+	return mustAffect(res)
+}

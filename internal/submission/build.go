@@ -1,0 +1,152 @@
+package submission
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/dsig"
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/ubl"
+)
+
+// Document versions: 1.1 is signed, 1.0 is not.
+const (
+	VersionUnsigned = "1.0"
+	VersionSigned   = "1.1"
+)
+
+// signerEntry caches a tenant's signer for the tenant's settings it was made
+// from.
+type signerEntry struct {
+	updated time.Time
+	signer  *dsig.Signer
+	err     error
+}
+
+// signer returns the tenant's signer, or nil when it has no certificate.
+func (m *Manager) signer(t *einvoice.Tenant) (*dsig.Signer, error) {
+	a := t.Authority
+	if a.CertificatePEM == "" && len(a.PKCS12) == 0 {
+		return nil, nil
+	}
+	if e, ok := m.signers.Load(t.ID); ok && e.(*signerEntry).updated.Equal(t.UpdatedAt) {
+		return e.(*signerEntry).signer, e.(*signerEntry).err
+	}
+	var s *dsig.Signer
+	var err error
+	if len(a.PKCS12) > 0 {
+		s, err = dsig.NewSignerPKCS12(a.PKCS12, a.PKCS12Password)
+	} else {
+		s, err = dsig.NewSigner([]byte(a.CertificatePEM), []byte(a.PrivateKeyPEM))
+	}
+	if err != nil {
+		err = fmt.Errorf("tenant signing certificate: %w", err)
+	}
+	m.signers.Store(t.ID, &signerEntry{updated: t.UpdatedAt, signer: s, err: err})
+	return s, err
+}
+
+// party returns the document's buyer or on-behalf seller (nil for a
+// consolidated invoice).
+func (m *Manager) party(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
+	var kind einvoice.PartyKind
+	var id string
+	switch {
+	case d.OnBehalfSellerID != "":
+		kind, id = einvoice.KindSeller, d.OnBehalfSellerID
+	case d.BuyerID != "":
+		kind, id = einvoice.KindBuyer, d.BuyerID
+	default:
+		return nil, nil
+	}
+	p, err := m.o.Store.GetParty(ctx, d.TenantID, kind, id)
+	if err != nil {
+		return nil, fmt.Errorf("document party: %w", err)
+	}
+	return p, nil
+}
+
+// issueTime is the document's issue date and time: erpIssuedAt in UTC when
+// given, else now (DECISIONS section 9), to the second.
+func issueTime(d *einvoice.Document, now time.Time) time.Time {
+	if d.ErpIssuedAt != nil {
+		return d.ErpIssuedAt.UTC().Truncate(time.Second)
+	}
+	return now.UTC().Truncate(time.Second)
+}
+
+// Built is a document's UBL as it would be sent.
+type Built struct {
+	UBL      []byte
+	Version  string
+	IssuedAt time.Time
+	Frozen   einvoice.FrozenParties
+}
+
+// Build writes the UBL of d for the tenant, signed when the tenant has a
+// certificate. A document already frozen keeps its parties.
+func (m *Manager) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, issuedAt time.Time) (*Built, error) {
+	b := &Built{IssuedAt: issuedAt, Version: VersionUnsigned}
+	if d.Frozen != nil {
+		b.Frozen = *d.Frozen
+	} else {
+		p, err := m.party(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		b.Frozen.Supplier, b.Frozen.Customer = einvoice.Parties(d, t.Profile, p)
+	}
+	s, err := m.signer(t)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		b.Version = VersionSigned
+	}
+	body, err := ubl.Marshal(ubl.Input{Doc: d, Supplier: b.Frozen.Supplier, Customer: b.Frozen.Customer, IssuedAt: issuedAt, Version: b.Version})
+	if err != nil {
+		return nil, fmt.Errorf("write UBL: %w", err)
+	}
+	if s != nil {
+		if body, err = s.Sign(body, m.now()); err != nil {
+			return nil, fmt.Errorf("sign UBL: %w", err)
+		}
+	}
+	b.UBL = body
+	return b, nil
+}
+
+// UBLSize returns the size in bytes of the document's UBL as it would be
+// sent now (validate's 300 KB check).
+func (m *Manager) UBLSize(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document) (int, error) {
+	b, err := m.Build(ctx, t, d, issueTime(d, m.now()))
+	if err != nil {
+		return 0, err
+	}
+	return len(b.UBL), nil
+}
+
+// UBL returns the UBL sent for a document, or the UBL that would be sent now.
+func (m *Manager) UBL(ctx context.Context, tenantID, id string) ([]byte, error) {
+	d, err := m.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	body, err := m.o.Store.GetUBL(ctx, tenantID, id)
+	if err == nil && d.Status != einvoice.StatusDraft && d.Status != einvoice.StatusReady {
+		return body, nil
+	}
+	if err != nil && err != einvoice.ErrNotFound {
+		return nil, fmt.Errorf("get UBL: %w", err)
+	}
+	t, err := m.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.Build(ctx, t, d, issueTime(d, m.now()))
+	if err != nil {
+		return nil, einvoice.Errorf(einvoice.CodeDocumentNotReady, "The document cannot be written as UBL yet (%v): validate it first.", err)
+	}
+	return b.UBL, nil
+}

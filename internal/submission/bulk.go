@@ -1,0 +1,119 @@
+package submission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// MaxBulk is the most document ids one bulk submit takes.
+const MaxBulk = 100
+
+// BulkResult is the outcome of a bulk submit (DECISIONS section 9).
+type BulkResult struct {
+	SubmissionUIDs []string       `json:"submission_uids"`
+	Accepted       []BulkAccepted `json:"accepted"`
+	Rejected       []BulkRejected `json:"rejected"`
+	Pending        []BulkPending  `json:"pending"`
+}
+
+// BulkAccepted is a document the authority took in.
+type BulkAccepted struct {
+	ID                string `json:"id"`
+	DocumentUUID      string `json:"document_uuid"`
+	InvoiceCodeNumber string `json:"invoice_code_number"`
+}
+
+// BulkRejected is a document that was not sent, or that the authority refused.
+type BulkRejected struct {
+	ID        string                    `json:"id"`
+	ErrorCode einvoice.Code             `json:"error_code"`
+	Message   string                    `json:"message"`
+	Authority []einvoice.AuthorityError `json:"authority,omitempty"`
+}
+
+// BulkPending is a document whose outcome awaits the worker.
+type BulkPending struct {
+	ID     string          `json:"id"`
+	Status einvoice.Status `json:"status"`
+}
+
+// SubmitBulk submits up to 100 documents: ids that are unknown or not ready
+// are rejected one by one; the rest go out in as few submissions as the
+// authority's limits allow.
+func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []string) (*BulkResult, error) {
+	if len(ids) == 0 || len(ids) > MaxBulk {
+		return nil, einvoice.FieldErrors{"document_ids": {fmt.Sprintf("must hold 1 to %d document ids", MaxBulk)}}.Err()
+	}
+	t, err := m.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	res := &BulkResult{SubmissionUIDs: []string{}, Accepted: []BulkAccepted{}, Rejected: []BulkRejected{}, Pending: []BulkPending{}}
+	owner := m.o.NewID()
+	seen := map[string]bool{}
+	var items []*item
+	var order []string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		order = append(order, id)
+		d, err := m.document(ctx, tenantID, id)
+		if err != nil {
+			if einvoice.ErrorCode(err) == einvoice.CodeDocumentNotFound {
+				res.Rejected = append(res.Rejected, BulkRejected{ID: id, ErrorCode: einvoice.CodeDocumentNotFound, Message: "No document with this id."})
+				continue
+			}
+			return nil, err
+		}
+		it, err := m.record(ctx, t, keyID, d, owner)
+		if err != nil {
+			if !errors.Is(err, einvoice.ErrWrongState) {
+				return nil, err
+			}
+			out, nerr := m.notRecorded(ctx, tenantID, id, err)
+			switch {
+			case nerr != nil:
+				var e *einvoice.Error
+				if !errors.As(nerr, &e) {
+					return nil, nerr
+				}
+				res.Rejected = append(res.Rejected, BulkRejected{ID: id, ErrorCode: e.Code, Message: e.Message})
+			case out.Pending:
+				res.Pending = append(res.Pending, BulkPending{ID: id, Status: out.Doc.Status})
+			}
+			continue
+		}
+		items = append(items, it)
+	}
+	if len(items) > 0 {
+		res.SubmissionUIDs = append(res.SubmissionUIDs, m.send(ctx, t, items, owner)...)
+	}
+	for _, it := range items {
+		out, err := m.outcome(ctx, tenantID, it.doc.ID)
+		if err != nil {
+			return nil, err
+		}
+		d := out.Doc
+		switch {
+		case out.Pending:
+			res.Pending = append(res.Pending, BulkPending{ID: d.ID, Status: d.Status})
+		case out.Rejected:
+			r := BulkRejected{ID: d.ID, ErrorCode: einvoice.CodeAuthorityRejected, Message: "The tax authority refused the document."}
+			if d.Authority != nil {
+				r.Authority = d.Authority.Errors
+				if len(r.Authority) > 0 {
+					r.Message = "The tax authority refused the document: " + firstNonEmpty(r.Authority[0].Message, r.Authority[0].Code)
+				}
+			}
+			res.Rejected = append(res.Rejected, r)
+		default:
+			res.Accepted = append(res.Accepted, BulkAccepted{ID: d.ID, DocumentUUID: d.Authority.DocumentUUID, InvoiceCodeNumber: d.InvoiceSerialNumber})
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,224 @@
+package submission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// The authority's limits of one submission (reference myinvois.md 1.5).
+const (
+	MaxSubmissionDocs  = 100
+	MaxSubmissionBytes = 5 << 20
+	MaxDocumentBytes   = 300 << 10
+)
+
+// envelopeBytes estimates what one document adds to a submission's JSON
+// body: base64 of the document plus its hash, code number and keys.
+func envelopeBytes(it *item) int {
+	return (len(it.ubl)+2)/3*4 + 2*len(it.doc.InvoiceSerialNumber) + 160
+}
+
+// chunks splits items into as few submissions as the limits allow.
+func chunks(items []*item) [][]*item {
+	var out [][]*item
+	var cur []*item
+	size := 0
+	for _, it := range items {
+		n := envelopeBytes(it)
+		if len(cur) == MaxSubmissionDocs || (len(cur) > 0 && size+n > MaxSubmissionBytes-1024) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, it)
+		size += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// send sends items (all of tenant t, leased to owner) in as few submissions
+// as the limits allow, and records each outcome. It returns the submission
+// uids.
+func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) []string {
+	var uids []string
+	for _, c := range chunks(items) {
+		if uid := m.sendChunk(ctx, t, c, owner); uid != "" {
+			uids = append(uids, uid)
+		}
+	}
+	return uids
+}
+
+// sendChunk sends one submission.
+func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) string {
+	creds, err := m.credentials(t)
+	if err != nil {
+		m.retryLater(ctx, items, owner, err, false)
+		return ""
+	}
+	// Mark every job maybe-sent before the call: a crash from here on
+	// leaves the outcome unknown, to be settled by asking the authority.
+	now := m.now()
+	var sendable []*item
+	for _, it := range items {
+		it.job.Attempts++
+		it.job.MaybeSent, it.job.UpdatedAt = true, now
+		if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
+			m.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
+			continue
+		}
+		sendable = append(sendable, it)
+	}
+	if len(sendable) == 0 {
+		return ""
+	}
+	docs := make([]einvoice.OutgoingDocument, len(sendable))
+	for i, it := range sendable {
+		docs[i] = einvoice.OutgoingDocument{CodeNumber: it.doc.InvoiceSerialNumber, Body: it.ubl}
+	}
+	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.Wait)
+	res, err := m.o.Authority.Submit(callCtx, creds, docs)
+	cancel()
+	if err != nil {
+		m.submitFailed(ctx, sendable, owner, err)
+		return ""
+	}
+	byCode := map[string]*item{}
+	for _, it := range sendable {
+		byCode[it.doc.InvoiceSerialNumber] = it
+	}
+	for _, a := range res.Accepted {
+		if it := byCode[a.CodeNumber]; it != nil {
+			delete(byCode, a.CodeNumber)
+			m.accepted(ctx, it, owner, res.SubmissionUID, a.UUID)
+		}
+	}
+	for _, r := range res.Rejected {
+		if it := byCode[r.CodeNumber]; it != nil {
+			delete(byCode, r.CodeNumber)
+			m.rejected(ctx, it, owner, []einvoice.AuthorityError{r.Error}, "refused by the authority at submission")
+		}
+	}
+	for _, it := range byCode { // not in the answer: settle later
+		m.retryLater(ctx, []*item{it}, owner, errors.New("the authority's answer did not mention the document"), true)
+	}
+	return res.SubmissionUID
+}
+
+// submitFailed records a submission call that failed.
+func (m *Manager) submitFailed(ctx context.Context, items []*item, owner string, err error) {
+	ce, ok := einvoice.AsCallError(err)
+	switch {
+	case errors.Is(err, einvoice.ErrLogin):
+		// Nothing was sent: the tenant's credentials need fixing (the last
+		// error says so); keep trying with backoff.
+		m.retryLater(ctx, items, owner, err, false)
+	case ok && ce.Status == 422 && ce.Body.Code == "DuplicateSubmission":
+		// The authority has seen this very payload: settle by asking.
+		m.retryLater(ctx, items, owner, err, true)
+	case ok && ce.Temporary():
+		m.retryLater(ctx, items, owner, err, ce.Unanswered())
+	case ok && ce.Status >= 400 && ce.Status < 500:
+		body := ce.Body
+		if body.Code == "" && body.Message == "" {
+			body = einvoice.AuthorityError{Code: fmt.Sprintf("HTTP%d", ce.Status), Message: err.Error()}
+		}
+		for _, it := range items {
+			m.rejected(ctx, it, owner, []einvoice.AuthorityError{body}, "refused by the authority at submission")
+		}
+	case ok:
+		m.retryLater(ctx, items, owner, err, true)
+	default:
+		// Refused before any call, or an unknown failure: ask before sending
+		// again, to be safe.
+		m.retryLater(ctx, items, owner, err, true)
+	}
+}
+
+// backoff is the wait before attempt n+1: exponential from 2 s, capped at 5
+// minutes, with jitter; at least the authority's Retry-After.
+func backoff(attempts int, retryAfter time.Duration) time.Duration {
+	d := 2 * time.Second
+	for i := 1; i < attempts && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	d = min(d, 5*time.Minute)
+	d = d/2 + time.Duration(rand.Int64N(int64(d)/2+1))
+	return max(d, retryAfter)
+}
+
+// retryLater releases the jobs for a later attempt by any worker.
+func (m *Manager) retryLater(ctx context.Context, items []*item, owner string, cause error, maybeSent bool) {
+	now := m.now()
+	var ra time.Duration
+	if ce, ok := einvoice.AsCallError(cause); ok {
+		ra = ce.RetryAfter
+	}
+	for _, it := range items {
+		j := it.job
+		j.MaybeSent = maybeSent
+		j.LastError = truncate(cause.Error(), 500)
+		j.NextAttemptAt = now.Add(backoff(j.Attempts, ra))
+		j.LeaseUntil, j.UpdatedAt = now, now
+		if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+			m.log.WarnContext(ctx, "could not reschedule submission job", "document_id", it.doc.ID, "error", err)
+		}
+	}
+	m.log.InfoContext(ctx, "authority call failed; will retry", "documents", len(items), "maybe_sent", maybeSent, "error", cause)
+}
+
+// accepted records a document the authority took in: Submitted, and its job
+// now follows it to its verdict.
+func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, uuid string) {
+	now := m.now()
+	d, j := it.doc, it.job
+	d.Status, d.UpdatedAt = einvoice.StatusSubmitted, now
+	if d.Authority == nil {
+		d.Authority = &einvoice.AuthorityRecord{}
+	}
+	d.Authority.DocumentUUID, d.Authority.SubmissionUID, d.Authority.SubmittedAt = uuid, submissionUID, &now
+	j.Kind, j.State, j.MaybeSent, j.LastError = einvoice.JobPoll, einvoice.JobPending, false, ""
+	j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = submissionUID, now.Add(m.o.PollAfter), now, now
+	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusSubmitted, Note: "accepted by the authority as " + uuid, At: now}
+	m.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
+}
+
+// rejected records a document the authority refused: Invalid with its errors.
+func (m *Manager) rejected(ctx context.Context, it *item, owner string, errs []einvoice.AuthorityError, note string) {
+	now := m.now()
+	d, j := it.doc, it.job
+	d.Status, d.UpdatedAt = einvoice.StatusInvalid, now
+	if d.Authority == nil {
+		d.Authority = &einvoice.AuthorityRecord{}
+	}
+	d.Authority.Errors = errs
+	j.State, j.MaybeSent, j.LeaseUntil, j.UpdatedAt = einvoice.JobFailed, false, now, now
+	if len(errs) > 0 {
+		j.LastError = truncate(errs[0].Code+" "+errs[0].Message, 500)
+	}
+	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusInvalid, Note: note, At: now}
+	m.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted},
+		Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
+}
+
+// write applies a lifecycle write, logging a lost lease (another worker has
+// taken the job over and will settle it).
+func (m *Manager) write(ctx context.Context, w einvoice.SubmissionWrite) {
+	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), w); err != nil {
+		m.log.WarnContext(ctx, "submission step not recorded", "document_id", w.Doc.ID, "error", err)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,205 @@
+package submission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// apply records what the authority says of a Submitted or Valid document.
+// With a job (held by owner) a final verdict also closes the job. It reports
+// whether the document reached a final status.
+func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, d *einvoice.Document, s einvoice.DocumentState,
+	j *einvoice.Job, owner string) bool {
+	now := m.now()
+	from := d.Status
+	rec := d.Authority
+	if rec == nil {
+		rec = &einvoice.AuthorityRecord{}
+		d.Authority = rec
+	}
+	if s.LongID != "" {
+		rec.LongID = s.LongID
+	}
+	if s.ValidatedAt != nil {
+		rec.ValidatedAt = s.ValidatedAt
+	}
+	var note string
+	switch strings.ToLower(s.Status) {
+	case "valid":
+		d.Status, note = einvoice.StatusValid, "validated by the authority"
+		if s.RejectRequestedAt != nil && rec.RejectionRequested == nil {
+			rr := &einvoice.RejectionRequest{Reason: s.StatusReason, RequestedAt: *s.RejectRequestedAt}
+			if rec.ValidatedAt != nil {
+				rr.CancelBefore = rec.ValidatedAt.Add(einvoice.CancelWindow)
+			}
+			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(s.StatusReason, 200)
+		} else if from == einvoice.StatusValid {
+			return true // nothing new
+		}
+	case "invalid":
+		d.Status, note = einvoice.StatusInvalid, "found invalid by the authority"
+		errs := s.Errors
+		if len(errs) == 0 {
+			callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+			det, err := m.o.Authority.GetDocumentDetails(callCtx, creds, s.UUID)
+			cancel()
+			if err != nil {
+				if j != nil {
+					m.pollLater(ctx, j, owner, fmt.Errorf("read the errors of an invalid document: %w", err))
+				}
+				return false
+			}
+			errs = det.Errors
+		}
+		rec.Errors = errs
+	case "cancelled":
+		d.Status, note = einvoice.StatusCancelled, "cancelled at the authority"
+		rec.CancelledAt = s.CancelledAt
+		if rec.CancelledAt == nil {
+			rec.CancelledAt = &now
+		}
+	default: // still Submitted
+		return false
+	}
+	d.UpdatedAt = now
+	w := einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{from},
+		Event: &einvoice.Event{ID: m.o.NewID(), Status: d.Status, Note: note, At: now}}
+	if j != nil {
+		j.State, j.LeaseUntil, j.UpdatedAt, j.LastError = einvoice.JobDone, now, now, ""
+		w.Jobs, w.Lease = []*einvoice.Job{j}, owner
+	}
+	if err := m.o.Store.WriteSubmission(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
+		m.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
+		return false
+	}
+	return true
+}
+
+// StatusResult is a document's status as the authority last told it.
+type StatusResult struct {
+	Doc *einvoice.Document
+	Job *einvoice.Job
+	// Stale: the authority could not be asked; this is the stored state.
+	Stale bool
+	// ValidationURL is the authority's public link of a Valid document.
+	ValidationURL string
+}
+
+// Status returns a document's status, first refreshed from the authority for
+// Submitted and Valid documents.
+func (m *Manager) Status(ctx context.Context, tenantID, id string) (*StatusResult, error) {
+	d, err := m.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	res := &StatusResult{Doc: d}
+	if (d.Status == einvoice.StatusSubmitted || d.Status == einvoice.StatusValid) && d.Authority != nil && d.Authority.SubmissionUID != "" {
+		if !m.refresh(ctx, t, d) {
+			res.Stale = true
+		}
+		if res.Doc, err = m.document(ctx, tenantID, id); err != nil {
+			return nil, err
+		}
+	}
+	if j, err := m.o.Store.GetJob(ctx, tenantID, id); err == nil {
+		res.Job = j
+	}
+	res.ValidationURL = m.ValidationURL(t, res.Doc)
+	return res, nil
+}
+
+// refresh asks the authority about d and records the answer; false when the
+// authority could not be asked.
+func (m *Manager) refresh(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document) bool {
+	creds, err := m.credentials(t)
+	if err != nil {
+		return false
+	}
+	callCtx, cancel := context.WithTimeout(ctx, min(m.o.Wait, 5*time.Second))
+	st, err := m.o.Authority.GetSubmission(callCtx, creds, d.Authority.SubmissionUID)
+	cancel()
+	if err != nil {
+		m.log.InfoContext(ctx, "status refresh failed; answering the stored state", "document_id", d.ID, "error", err)
+		return false
+	}
+	for _, s := range st.Documents {
+		if s.UUID == d.Authority.DocumentUUID {
+			m.apply(ctx, t, creds, d, s, nil, "")
+			return true
+		}
+	}
+	return true
+}
+
+// Cancel cancels a Valid document at the authority, within 72 hours of its
+// validation.
+func (m *Manager) Cancel(ctx context.Context, tenantID, keyID, id, reason string) (*StatusResult, error) {
+	if n := utf8.RuneCountInString(strings.TrimSpace(reason)); n == 0 || utf8.RuneCountInString(reason) > 300 {
+		return nil, einvoice.FieldErrors{"reason": {"is required, 1 to 300 characters"}}.Err()
+	}
+	d, err := m.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if d.Status != einvoice.StatusValid || d.Authority == nil {
+		return nil, einvoice.Errorf(einvoice.CodeDocumentNotValid, "Only a Valid document can be cancelled; this one is %s.", d.Status)
+	}
+	now := m.now()
+	if v := d.Authority.ValidatedAt; v != nil && now.After(v.Add(einvoice.CancelWindow)) {
+		return nil, einvoice.Errorf(einvoice.CodeCancelWindowClosed,
+			"The document was validated at %s: it can only be cancelled within 72 hours of that. Issue a credit note instead.", v.Format(time.RFC3339))
+	}
+	t, err := m.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := m.credentials(t)
+	if err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+	err = m.o.Authority.CancelDocument(callCtx, creds, d.Authority.DocumentUUID, reason)
+	cancel()
+	if err != nil {
+		return nil, authorityError(err, "cancel")
+	}
+	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
+	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
+	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
+	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
+		return nil, fmt.Errorf("record cancellation: %w", err)
+	}
+	return &StatusResult{Doc: d, ValidationURL: m.ValidationURL(t, d)}, nil
+}
+
+// authorityError turns a failed synchronous call into the API's error: the
+// authority's refusal (422 AUTHORITY_REJECTED) or its absence (503).
+func authorityError(err error, what string) error {
+	ce, ok := einvoice.AsCallError(err)
+	if ok && !ce.Temporary() {
+		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the %s: %s", what, firstNonEmpty(ce.Body.Message, ce.Body.Code, err.Error()))
+		e.Authority = []einvoice.AuthorityError{ce.Body}
+		return e
+	}
+	return &einvoice.Error{Code: einvoice.CodeAuthorityUnavailable,
+		Message: fmt.Sprintf("The tax authority could not be reached for the %s; try again later.", what), Err: err}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,239 @@
+package submission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// claimBatch is how many jobs a worker takes at once.
+const claimBatch = 100
+
+// Run starts the workers and blocks until ctx ends and they have finished
+// the work in hand.
+func (m *Manager) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i := 0; i < m.o.Workers; i++ {
+		wg.Go(func() { m.work(ctx) })
+	}
+	wg.Wait()
+}
+
+// work takes due jobs until ctx ends, resting when there are none.
+func (m *Manager) work(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := m.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			m.log.WarnContext(ctx, "submission worker", "error", err)
+		}
+		if n == 0 || err != nil {
+			rest := m.o.Idle/2 + time.Duration(rand.Int64N(int64(m.o.Idle)))
+			select {
+			case <-ctx.Done():
+			case <-time.After(rest):
+			}
+		}
+	}
+}
+
+// RunOnce claims the due jobs (up to a batch) and works them; it returns how
+// many it took.
+func (m *Manager) RunOnce(ctx context.Context) (int, error) {
+	owner := m.o.NewID()
+	now := m.now()
+	jobs, err := m.o.Store.ClaimJobs(ctx, owner, now, now.Add(m.o.Lease), claimBatch)
+	if err != nil || len(jobs) == 0 {
+		return 0, err
+	}
+	// Group by tenant: fresh submit jobs of a tenant go out together; polls
+	// of one submission are one call.
+	type group struct {
+		fresh  []*einvoice.Job
+		settle []*einvoice.Job
+		polls  map[string][]*einvoice.Job
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, j := range jobs {
+		g := groups[j.TenantID]
+		if g == nil {
+			g = &group{polls: map[string][]*einvoice.Job{}}
+			groups[j.TenantID] = g
+			order = append(order, j.TenantID)
+		}
+		switch {
+		case j.Kind == einvoice.JobPoll:
+			g.polls[j.SubmissionUID] = append(g.polls[j.SubmissionUID], j)
+		case j.MaybeSent:
+			g.settle = append(g.settle, j)
+		default:
+			g.fresh = append(g.fresh, j)
+		}
+	}
+	work := context.WithoutCancel(ctx) // finish what was claimed
+	for _, tid := range order {
+		g := groups[tid]
+		t, err := m.tenant(work, tid)
+		if err != nil {
+			return len(jobs), err
+		}
+		var send []*item
+		for _, j := range g.settle {
+			if it := m.settle(work, t, j, owner); it != nil {
+				send = append(send, it)
+			}
+		}
+		for _, j := range g.fresh {
+			if it := m.loadItem(work, j, owner); it != nil {
+				send = append(send, it)
+			}
+		}
+		if len(send) > 0 {
+			m.send(work, t, send, owner)
+		}
+		for uid, js := range g.polls {
+			m.poll(work, t, uid, js, owner)
+		}
+	}
+	return len(jobs), nil
+}
+
+// loadItem reads the document and UBL of a submit job; a document no longer
+// submitting closes the job.
+func (m *Manager) loadItem(ctx context.Context, j *einvoice.Job, owner string) *item {
+	d, err := m.o.Store.GetDocument(ctx, j.TenantID, j.DocumentID)
+	if err == nil && d.Status != einvoice.StatusSubmitting {
+		m.closeJob(ctx, j, owner, "the document is "+string(d.Status))
+		return nil
+	}
+	var body []byte
+	if err == nil {
+		body, err = m.o.Store.GetUBL(ctx, j.TenantID, j.DocumentID)
+	}
+	if err != nil {
+		m.retryLater(ctx, []*item{{doc: &einvoice.Document{ID: j.DocumentID}, job: j}}, owner, fmt.Errorf("load document: %w", err), j.MaybeSent)
+		return nil
+	}
+	return &item{doc: d, job: j, ubl: body}
+}
+
+// closeJob marks a job done without touching its document.
+func (m *Manager) closeJob(ctx context.Context, j *einvoice.Job, owner, why string) {
+	now := m.now()
+	j.State, j.MaybeSent, j.LeaseUntil, j.UpdatedAt = einvoice.JobDone, false, now, now
+	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		m.log.WarnContext(ctx, "could not close job", "document_id", j.DocumentID, "why", why, "error", err)
+	}
+}
+
+// settle finds out whether a job whose outcome is unknown reached the
+// authority. When it did, the document takes the authority's state; when it
+// did not, the job is returned to be sent again.
+func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, j *einvoice.Job, owner string) *item {
+	it := m.loadItem(ctx, j, owner)
+	if it == nil {
+		return nil
+	}
+	creds, err := m.credentials(t)
+	if err == nil {
+		var found []einvoice.DocumentState
+		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+		found, err = m.o.Authority.FindDocuments(callCtx, creds, it.doc.InvoiceSerialNumber, j.CreatedAt.Add(-time.Minute))
+		cancel()
+		if err == nil {
+			if st := latest(found, j.CreatedAt.Add(-time.Minute)); st != nil {
+				m.log.InfoContext(ctx, "unknown outcome settled: the authority has the document", "document_id", j.DocumentID, "uuid", st.UUID)
+				m.accepted(ctx, it, owner, st.SubmissionUID, st.UUID)
+				return nil
+			}
+			m.log.InfoContext(ctx, "unknown outcome settled: the authority does not have the document; sending", "document_id", j.DocumentID)
+			return it
+		}
+	}
+	m.retryLater(ctx, []*item{it}, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
+	return nil
+}
+
+// latest returns the most recently submitted state at or after since.
+func latest(states []einvoice.DocumentState, since time.Time) *einvoice.DocumentState {
+	var best *einvoice.DocumentState
+	for i := range states {
+		s := &states[i]
+		if !s.SubmittedAt.IsZero() && s.SubmittedAt.Before(since) {
+			continue
+		}
+		if best == nil || s.SubmittedAt.After(best.SubmittedAt) {
+			best = s
+		}
+	}
+	return best
+}
+
+// poll asks the authority about the documents of one submission and records
+// their verdicts; documents still Submitted are asked again later.
+func (m *Manager) poll(ctx context.Context, t *einvoice.Tenant, submissionUID string, jobs []*einvoice.Job, owner string) {
+	creds, err := m.credentials(t)
+	var st einvoice.SubmissionState
+	if err == nil {
+		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+		st, err = m.o.Authority.GetSubmission(callCtx, creds, submissionUID)
+		cancel()
+	}
+	byUUID := map[string]einvoice.DocumentState{}
+	for _, s := range st.Documents {
+		byUUID[s.UUID] = s
+	}
+	for _, j := range jobs {
+		d, gerr := m.o.Store.GetDocument(ctx, j.TenantID, j.DocumentID)
+		if gerr != nil {
+			m.pollLater(ctx, j, owner, gerr)
+			continue
+		}
+		if d.Status != einvoice.StatusSubmitted {
+			m.closeJob(ctx, j, owner, "the document is "+string(d.Status))
+			continue
+		}
+		if err != nil {
+			m.pollLater(ctx, j, owner, err)
+			continue
+		}
+		s, ok := byUUID[d.Authority.DocumentUUID]
+		if !ok {
+			m.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
+			continue
+		}
+		if !m.apply(ctx, t, creds, d, s, j, owner) {
+			m.pollLater(ctx, j, owner, nil)
+		}
+	}
+}
+
+// pollLater schedules the next status question, further apart each time (3
+// s, growing to a minute).
+func (m *Manager) pollLater(ctx context.Context, j *einvoice.Job, owner string, cause error) {
+	now := m.now()
+	j.Attempts++
+	wait := m.o.PollAfter
+	for i := 1; i < j.Attempts && wait < time.Minute; i++ {
+		wait = wait * 3 / 2
+	}
+	if cause != nil {
+		j.LastError = truncate(cause.Error(), 500)
+		var ra time.Duration
+		if ce, ok := einvoice.AsCallError(cause); ok {
+			ra = ce.RetryAfter
+		}
+		wait = max(wait, ra)
+	} else {
+		j.LastError = ""
+	}
+	j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = now.Add(min(wait, time.Minute)), now, now
+	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		m.log.WarnContext(ctx, "could not reschedule poll", "document_id", j.DocumentID, "error", err)
+	}
+}
