@@ -21,10 +21,12 @@ type AuthorityAPI interface {
 	// GetDocumentDetails returns one document's state with its validation
 	// errors when Invalid.
 	GetDocumentDetails(ctx context.Context, c Credentials, uuid string) (DocumentState, error)
-	// FindDocuments returns the documents this client submitted with the
-	// given code number (internal id) since a time: how an outcome that is
-	// unknown (a timeout after sending) is settled before sending again.
-	FindDocuments(ctx context.Context, c Credentials, codeNumber string, since time.Time) ([]DocumentState, error)
+	// FindDocuments returns the documents this client submitted since a
+	// time whose code number (internal id) is one of codeNumbers: how
+	// outcomes that are unknown (a timeout after sending) are settled before
+	// sending again. One code number is one search; several read the
+	// client's submissions of the window page by page.
+	FindDocuments(ctx context.Context, c Credentials, codeNumbers []string, since time.Time) ([]DocumentState, error)
 	// CancelDocument cancels a Valid document (issuer only, within 72 hours
 	// of its validation).
 	CancelDocument(ctx context.Context, c Credentials, uuid, reason string) error
@@ -120,7 +122,10 @@ type CallError struct {
 	Body AuthorityError
 	// RetryAfter is the authority's Retry-After, when it sent one.
 	RetryAfter time.Duration
-	Err        error
+	// NotSent: the request never left (the rate budget was spent, the
+	// context ended while waiting, the login failed).
+	NotSent bool
+	Err     error
 }
 
 func (e *CallError) Error() string {
@@ -147,7 +152,7 @@ func (e *CallError) Temporary() bool {
 
 // Unanswered reports whether the request may have reached the authority
 // without an answer coming back, so that its outcome is unknown.
-func (e *CallError) Unanswered() bool { return e.Status == 0 || e.Status >= 500 }
+func (e *CallError) Unanswered() bool { return !e.NotSent && (e.Status == 0 || e.Status >= 500) }
 
 // ErrLogin is in the chain of a call that failed because the login to the
 // authority failed (wrong credentials, or the identity service refusing):

@@ -91,7 +91,7 @@ func (b *budgets) wait(ctx context.Context, c einvoice.Credentials, endpoint, op
 	now := time.Now()
 	slot, ok := b.reserve(key, now, ctx)
 	if !ok {
-		return &einvoice.CallError{Op: op, Status: 429, RetryAfter: slot.Sub(now), Err: ErrThrottled}
+		return &einvoice.CallError{Op: op, Status: 429, RetryAfter: slot.Sub(now), NotSent: true, Err: ErrThrottled}
 	}
 	d := slot.Sub(now)
 	if d <= 0 {
@@ -104,7 +104,7 @@ func (b *budgets) wait(ctx context.Context, c einvoice.Credentials, endpoint, op
 		return nil
 	case <-ctx.Done():
 		b.giveBack(key, slot)
-		return &einvoice.CallError{Op: op, Err: fmt.Errorf("%w: waiting for the rate budget: %w", ErrNotSent, ctx.Err())}
+		return &einvoice.CallError{Op: op, NotSent: true, Err: fmt.Errorf("%w: waiting for the rate budget: %w", ErrNotSent, ctx.Err())}
 	}
 }
 

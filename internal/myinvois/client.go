@@ -149,10 +149,10 @@ func checkCredentials(c einvoice.Credentials) error {
 	return nil
 }
 
-// do makes an authenticated call: it waits for the endpoint's budget, logs
-// in (or reuses the cached token) and sends; an answer 401 drops the token
+// do makes an authenticated call: it logs in (or reuses the cached token),
+// waits for the endpoint's budget and sends; an answer 401 drops the token
 // and the call is made once more. A non-2xx answer is returned as a
-// *einvoice.CallError.
+// *einvoice.CallError; a 429 also holds the endpoint back (with budgets).
 func (c *Client) do(ctx context.Context, cred einvoice.Credentials, r request) (answer, error) {
 	if err := checkCredentials(cred); err != nil {
 		return answer{}, fmt.Errorf("%s: %w", r.op, err)

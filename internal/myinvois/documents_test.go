@@ -3,6 +3,7 @@ package myinvois
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -80,7 +81,7 @@ func TestFindDocuments(t *testing.T) {
 	clk := newClock()
 	c := New(Options{Now: clk.Now, Logger: testLogger(t)})
 	since := clk.Now().Add(-time.Hour)
-	got, err := c.FindDocuments(context.Background(), f.creds(), "INV-10", since)
+	got, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-10"}, since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestFindDocuments(t *testing.T) {
 	}
 
 	// A window wider than 31 days is clamped.
-	if _, err := c.FindDocuments(context.Background(), f.creds(), "INV-10", clk.Now().AddDate(0, -3, 0)); err != nil {
+	if _, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-10"}, clk.Now().AddDate(0, -3, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if from := queries[1].Get("submissionDateFrom"); from != "2026-01-29T10:00:00Z" {
@@ -155,5 +156,46 @@ func TestCancelDocument(t *testing.T) {
 	}
 	if errors.Is(err, ErrTooLarge) {
 		t.Error("unrelated sentinel")
+	}
+}
+
+// TestFindDocumentsSeveral: several code numbers read the window's
+// submissions page by page, without a search text, and keep those asked for.
+func TestFindDocumentsSeveral(t *testing.T) {
+	f := newFake(t)
+	var (
+		mu      sync.Mutex
+		queries []url.Values
+	)
+	f.handle("GET /api/v1.0/documents/search", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.Query())
+		mu.Unlock()
+		page := r.URL.Query().Get("pageNo")
+		var result []any
+		n := 100
+		if page == "2" {
+			n = 3
+		}
+		for i := range n {
+			result = append(result, map[string]any{"uuid": fmt.Sprintf("U%s-%d", page, i), "internalId": fmt.Sprintf("INV-%s-%d", page, i), "status": "Valid"})
+		}
+		writeJSON(w, 200, map[string]any{"result": result, "metadata": map[string]any{"totalPages": 2, "totalCount": 103}})
+	})
+	clk := newClock()
+	c := New(Options{Now: clk.Now, Logger: testLogger(t)})
+	got, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-1-7", "INV-2-2", "INV-9-9"}, clk.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uuids []string
+	for _, s := range got {
+		uuids = append(uuids, s.UUID)
+	}
+	if fmt.Sprint(uuids) != "[U1-7 U2-2]" {
+		t.Errorf("found %v, want [U1-7 U2-2]", uuids)
+	}
+	if len(queries) != 2 || queries[0].Has("searchQuery") || queries[1].Get("pageNo") != "2" {
+		t.Errorf("queries = %v, want pages 1 and 2 without a search text", queries)
 	}
 }

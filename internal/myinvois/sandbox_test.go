@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -192,11 +193,11 @@ func TestAgainstSandbox(t *testing.T) {
 			t.Errorf("GetDocumentDetails: %+v, %v", d, err)
 		}
 
-		found, err := c.FindDocuments(ctx, env.cred, doc.CodeNumber, start)
+		found, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber}, start)
 		if err != nil || len(found) != 1 || found[0].UUID != uuid || found[0].Status != "Valid" {
 			t.Errorf("FindDocuments: %+v, %v", found, err)
 		}
-		if none, err := c.FindDocuments(ctx, env.cred, doc.CodeNumber+"X", start); err != nil || len(none) != 0 {
+		if none, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber + "X"}, start); err != nil || len(none) != 0 {
 			t.Errorf("FindDocuments of another number: %+v, %v", none, err)
 		}
 
@@ -294,7 +295,7 @@ func TestSandboxFaults(t *testing.T) {
 	if !ok || ce.Status != 0 || !ce.Unanswered() {
 		t.Fatalf("dropped submit: %v, want Status 0", err)
 	}
-	found, err := c.FindDocuments(ctx, env.cred, doc.CodeNumber, start)
+	found, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber}, start)
 	if err != nil || len(found) != 1 || found[0].CodeNumber != doc.CodeNumber {
 		t.Fatalf("FindDocuments after the drop: %+v, %v", found, err)
 	}
@@ -331,5 +332,47 @@ func TestSandboxFaults(t *testing.T) {
 	}
 	if st.Documents != 1 {
 		t.Errorf("the sandbox holds %d documents, want 1", st.Documents)
+	}
+}
+
+// TestSandboxRateLimits: the sandbox's login limit (12 a minute per client)
+// answers 429 with Retry-After; with budgets the 13th login is not sent.
+func TestSandboxRateLimits(t *testing.T) {
+	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{RateLimits: true})
+	ctx := context.Background()
+	login := func(c *myinvois.Client, i int) error {
+		cred := env.cred
+		cred.ClientSecret = "secret-" + strconv.Itoa(i) // another token each time
+		_, err := c.ValidateTIN(ctx, cred, supplierTIN, "BRN", "201901234567-"+strconv.Itoa(i))
+		return err
+	}
+
+	free := myinvois.New(myinvois.Options{Logger: quietLogger(t)})
+	for i := range 12 {
+		if err := login(free, i); err != nil {
+			t.Fatalf("login %d: %v", i+1, err)
+		}
+	}
+	err := login(free, 12)
+	ce, ok := einvoice.AsCallError(err)
+	if !ok || ce.Status != 429 || ce.RetryAfter <= 0 || ce.RetryAfter > time.Minute {
+		t.Fatalf("13th login: %v, want 429 with Retry-After", err)
+	}
+
+	env2 := startSandbox(t, testdb.SQLite(t), sandbox.Options{RateLimits: true})
+	env = env2
+	budgeted := myinvois.New(myinvois.Options{Budgets: true, Logger: quietLogger(t)})
+	for i := range 12 {
+		if err := login(budgeted, i); err != nil {
+			t.Fatalf("login %d: %v", i+1, err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	cred := env.cred
+	cred.ClientSecret = "secret-12"
+	_, err = budgeted.ValidateTIN(short, cred, supplierTIN, "BRN", "x")
+	if ce, ok := einvoice.AsCallError(err); !ok || ce.Status != 429 || !errors.Is(err, myinvois.ErrThrottled) || ce.RetryAfter < 50*time.Second {
+		t.Errorf("13th login with budgets: %v, want ErrThrottled for about a minute", err)
 	}
 }

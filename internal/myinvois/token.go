@@ -111,7 +111,7 @@ func (c *Client) token(ctx context.Context, cred einvoice.Credentials, op string
 		select {
 		case <-l.done:
 		case <-ctx.Done():
-			return "", &einvoice.CallError{Op: op + ": login", Err: fmt.Errorf("%w: waiting for a login: %w", ErrNotSent, ctx.Err())}
+			return "", &einvoice.CallError{Op: op + ": login", NotSent: true, Err: fmt.Errorf("%w: waiting for a login: %w", ErrNotSent, ctx.Err())}
 		}
 		if l.err == nil {
 			return l.tok.value, nil
@@ -149,9 +149,16 @@ func withOp(err error, op string) error {
 	if ce, ok := einvoice.AsCallError(err); ok {
 		cp := *ce
 		cp.Op = op + ": " + ce.Op
+		// The call itself never left: its login failed.
+		cp.NotSent = true
+		if cp.Err == nil {
+			cp.Err = einvoice.ErrLogin
+		} else {
+			cp.Err = fmt.Errorf("%w: %w", einvoice.ErrLogin, cp.Err)
+		}
 		return &cp
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return fmt.Errorf("%s: %w: %w", op, einvoice.ErrLogin, err)
 }
 
 // tokenAnswer is the identity service's answer.

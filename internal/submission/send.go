@@ -116,9 +116,10 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 func (m *Manager) submitFailed(ctx context.Context, items []*item, owner string, err error) {
 	ce, ok := einvoice.AsCallError(err)
 	switch {
-	case errors.Is(err, einvoice.ErrLogin):
-		// Nothing was sent: the tenant's credentials need fixing (the last
-		// error says so); keep trying with backoff.
+	case errors.Is(err, einvoice.ErrLogin), ok && ce.NotSent:
+		// Nothing was sent (a failed login: the tenant's credentials may
+		// need fixing, as the last error says; or the rate budget): try
+		// again later.
 		m.retryLater(ctx, items, owner, err, false)
 	case ok && ce.Status == 422 && ce.Body.Code == "DuplicateSubmission":
 		// The authority has seen this very payload: settle by asking.

@@ -82,12 +82,7 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 		if err != nil {
 			return len(jobs), err
 		}
-		var send []*item
-		for _, j := range g.settle {
-			if it := m.settle(work, t, j, owner); it != nil {
-				send = append(send, it)
-			}
-		}
+		send := m.settle(work, t, g.settle, owner)
 		for _, j := range g.fresh {
 			if it := m.loadItem(work, j, owner); it != nil {
 				send = append(send, it)
@@ -131,32 +126,51 @@ func (m *Manager) closeJob(ctx context.Context, j *einvoice.Job, owner, why stri
 	}
 }
 
-// settle finds out whether a job whose outcome is unknown reached the
-// authority. When it did, the document takes the authority's state; when it
-// did not, the job is returned to be sent again.
-func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, j *einvoice.Job, owner string) *item {
-	it := m.loadItem(ctx, j, owner)
-	if it == nil {
+// settle finds out whether jobs whose outcome is unknown reached the
+// authority, with one search for all of them. A document the authority has
+// takes its state; the others are returned to be sent again.
+func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoice.Job, owner string) []*item {
+	var items []*item
+	var codes []string
+	var since time.Time
+	for _, j := range jobs {
+		if it := m.loadItem(ctx, j, owner); it != nil {
+			items = append(items, it)
+			codes = append(codes, it.doc.InvoiceSerialNumber)
+			if since.IsZero() || j.CreatedAt.Before(since) {
+				since = j.CreatedAt
+			}
+		}
+	}
+	if len(items) == 0 {
 		return nil
 	}
 	creds, err := m.credentials(t)
+	var found []einvoice.DocumentState
 	if err == nil {
-		var found []einvoice.DocumentState
 		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-		found, err = m.o.Authority.FindDocuments(callCtx, creds, it.doc.InvoiceSerialNumber, j.CreatedAt.Add(-time.Minute))
+		found, err = m.o.Authority.FindDocuments(callCtx, creds, codes, since.Add(-time.Minute))
 		cancel()
-		if err == nil {
-			if st := latest(found, j.CreatedAt.Add(-time.Minute)); st != nil {
-				m.log.InfoContext(ctx, "unknown outcome settled: the authority has the document", "document_id", j.DocumentID, "uuid", st.UUID)
-				m.accepted(ctx, it, owner, st.SubmissionUID, st.UUID)
-				return nil
-			}
-			m.log.InfoContext(ctx, "unknown outcome settled: the authority does not have the document; sending", "document_id", j.DocumentID)
-			return it
-		}
 	}
-	m.retryLater(ctx, []*item{it}, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
-	return nil
+	if err != nil {
+		m.retryLater(ctx, items, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
+		return nil
+	}
+	byCode := map[string][]einvoice.DocumentState{}
+	for _, s := range found {
+		byCode[s.CodeNumber] = append(byCode[s.CodeNumber], s)
+	}
+	var resend []*item
+	for _, it := range items {
+		if st := latest(byCode[it.doc.InvoiceSerialNumber], it.job.CreatedAt.Add(-time.Minute)); st != nil {
+			m.log.InfoContext(ctx, "unknown outcome settled: the authority has the document", "document_id", it.doc.ID, "uuid", st.UUID)
+			m.accepted(ctx, it, owner, st.SubmissionUID, st.UUID)
+			continue
+		}
+		m.log.InfoContext(ctx, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
+		resend = append(resend, it)
+	}
+	return resend
 }
 
 // latest returns the most recently submitted state at or after since.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -191,14 +192,17 @@ func TestMarshalMapping(t *testing.T) {
 		check(t, "pre-e-invoicing reference", body(t, fixtureNamed(t, "refund_note")).BillingReference,
 			`[{"InvoiceDocumentReference":[{"ID":[{"_":"INV-2023-0815"}],"UUID":[{"_":"NA"}]}]}]`)
 		check(t, "type code", body(t, fixtureNamed(t, "self_billed_refund_note")).InvoiceTypeCode, `[{"_":"14","listVersionID":"1.0"}]`)
+		f := fixtureNamed(t, "refund_note")
+		f.doc.References = []einvoice.DocumentReference{{ReferenceNumber: "INV-2023-0815"}, {ReferenceNumber: "NA", UUID: "NA"}, {}}
+		check(t, "pre-e-invoicing references without uuid or number", body(t, f).BillingReference,
+			`[{"InvoiceDocumentReference":[{"ID":[{"_":"INV-2023-0815"}],"UUID":[{"_":"NA"}]}]},{"InvoiceDocumentReference":[{"ID":[{"_":"NA"}],"UUID":[{"_":"NA"}]}]},{"InvoiceDocumentReference":[{"ID":[{"_":"NA"}],"UUID":[{"_":"NA"}]}]}]`)
 	})
 	t.Run("consolidated", func(t *testing.T) {
 		b := body(t, fixtureNamed(t, "consolidated_invoice"))
 		check(t, "type code", b.InvoiceTypeCode, `[{"_":"01","listVersionID":"1.1"}]`)
 		check(t, "general public", b.AccountingCustomerParty, `[{"Party":[{"PostalAddress":[{"CityName":[{"_":"NA"}],"CountrySubentityCode":[{"_":"17"}],"AddressLine":[{"Line":[{"_":"NA"}]}],"Country":[{"IdentificationCode":[{"_":"MYS","listID":"ISO3166-1","listAgencyID":"6"}]}]}],"PartyLegalEntity":[{"RegistrationName":[{"_":"General Public"}]}],"PartyIdentification":[{"ID":[{"_":"EI00000000010","schemeID":"TIN"}]},{"ID":[{"_":"NA","schemeID":"BRN"}]},{"ID":[{"_":"NA","schemeID":"SST"}]}],"Contact":[{"Telephone":[{"_":"NA"}],"ElectronicMail":[{"_":"NA"}]}]}]}]`)
-		for i, l := range b.InvoiceLine {
+		for _, l := range b.InvoiceLine {
 			check(t, "line classification", l.Item[0].CommodityClassification, `[{"ItemClassificationCode":[{"_":"004","listID":"CLASS"}]}]`)
-			_ = i
 		}
 	})
 	t.Run("self-billed", func(t *testing.T) {
@@ -336,7 +340,7 @@ func TestMarshalNeverPanics(t *testing.T) {
 				}
 			case reflect.Slice:
 				for i := 0; i < v.Len(); i++ {
-					walk(v.Index(i), path+"["+string(rune('0'+i%10))+"]")
+					walk(v.Index(i), path+"["+strconv.Itoa(i)+"]")
 				}
 				if v.CanSet() && !v.IsNil() {
 					n++
