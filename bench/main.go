@@ -54,6 +54,8 @@ type options struct {
 	waitReady                     bool
 	startedAt                     int64
 	readyTimeout                  time.Duration
+	flow                          int
+	flowTimeout                   time.Duration
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -71,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.n, "n", 20000, "max requests per scenario")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "max time per scenario")
 	fs.IntVar(&o.warmup, "warmup", 300, "uncounted warm-up requests before each scenario")
+	fs.IntVar(&o.flow, "flow", 0, "instead of scenarios: take this many invoices end to end (create, validate, bulk submit 100 at a time, wait for Valid) and print each phase's time")
+	fs.DurationVar(&o.flowTimeout, "flow-timeout", 5*time.Minute, "with -flow: how long to wait for every document to be Valid")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")
 	fs.BoolVar(&o.waitReady, "wait-ready", false, "only poll /readyz every 5 ms and print the ms since -started-at to the first 200")
 	fs.Int64Var(&o.startedAt, "started-at", 0, "with -wait-ready: when the server process started, in Unix nanoseconds (default now)")
@@ -89,10 +93,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.waitReady {
 		return waitReady(base, o, stdout, stderr)
 	}
+	if o.flow > 0 {
+		o.scenarios = ""
+	}
 	b, list, err := setup(base, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 2
+	}
+	if o.flow > 0 {
+		return flowMain(b, o, stdout, stderr)
 	}
 
 	var results []Result
@@ -209,7 +219,7 @@ func setup(base string, o options) (*bench, []scenario, error) {
 		}
 		list = append(list, sc)
 	}
-	if len(list) == 0 && o.seedInvoices == 0 {
+	if len(list) == 0 && o.seedInvoices == 0 && o.flow == 0 {
 		return nil, nil, errors.New("no scenario and no -seed-invoices: nothing to do")
 	}
 	b := &bench{client: newClient(o.c), base: base, keys: keys, c: o.c, warmup: o.warmup, keyIndex: map[string]int{}}
@@ -289,4 +299,28 @@ func printTable(w io.Writer, results []Result) {
 			r.DurationMS/1000, r.Throughput, r.P50MS, r.P95MS, r.P99MS, r.MaxMS, r.PeakRSSMB, r.ServerCPUPct)
 	}
 	tw.Flush()
+}
+
+// flowMain runs -flow and prints its figures.
+func flowMain(b *bench, o options, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "bench: flow of %d documents with c=%d\n", o.flow, o.c)
+	f, err := b.runFlow(o.flow, o.flowTimeout)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench: flow:", err)
+		return 1
+	}
+	for _, e := range f.ErrorSamples {
+		fmt.Fprintf(stderr, "bench: flow: error: %s\n", e)
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(f)
+	} else {
+		printFlow(stdout, f)
+	}
+	if f.Errors > 0 {
+		return 1
+	}
+	return 0
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/testcert"
 )
 
 // The lifecycle tests run the whole service with its built-in sandbox over
@@ -211,6 +213,22 @@ func TestSubmitRefused(t *testing.T) {
 		_, c := startLifecycleService(t, dsn)
 		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
 
+		// The authority does not know a TIN: the buyer is not ready, and a
+		// document to it does not validate.
+		unknown := sampleBuyer()
+		unknown["tin"] = "C99999999990"
+		ub := c.do("POST", "/api/v1/buyers", unknown).want(t, 201, "").data()
+		if ub["isReady"] != false || ub["tinCheck"].(map[string]any)["status"] != "not_found" || ub["readinessErrors"].(map[string]any)["tin"] == nil {
+			t.Errorf("buyer with an unknown TIN: %v", ub)
+		}
+		unk := singleLineBody("INV-UNKNOWN-TIN")
+		unk["buyerId"] = ub["id"]
+		c.wantFailed("unknown TIN", str(c.do("POST", "/api/v1/invoices", unk).want(t, 201, "").data()["id"]), problem{"PARTY_NOT_READY", "buyer.tin"})
+		unknown["tin"] = "C99999999980" // corrected: known
+		if ub = c.do("PUT", "/api/v1/buyers/"+str(ub["id"]), unknown).want(t, 200, "").data(); ub["isReady"] != true {
+			t.Errorf("corrected buyer: %v", ub)
+		}
+
 		// A credit note on an invoice the authority does not know: accepted,
 		// then found Invalid by its referenced-documents validator.
 		note := noteOf(singleLineBody("CN-EXT-1"), "OLD-INV-9", "ABCDEFGHJKLMNPQRSTUVWXYZ12")
@@ -332,5 +350,30 @@ func TestSubmitBulk(t *testing.T) {
 		// Bounds: none, more than 100.
 		c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{}}).want(t, 422, "VALIDATION_FAILED")
 		c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": append(all, ids[0])}).want(t, 422, "VALIDATION_FAILED")
+	})
+}
+
+// TestSubmitSigned: a tenant with a certificate sends version 1.1 documents,
+// signed; the sandbox verifies the signature and finds them Valid.
+func TestSubmitSigned(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		_, c := startLifecycleService(t, dsn)
+		cert, key := testcert.New(t, "Supplier's Name")
+		cur := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()["authority"].(map[string]any)
+		prof := sampleProfile()
+		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": cur["clientId"],
+			"certificatePem": cert, "privateKeyPem": key}
+		c.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
+		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		id := c.readyInvoice("INV-SIGNED-1", buyer)
+		c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
+		c.waitStatus(id, "Valid", 20*time.Second)
+		u := c.do("GET", "/api/v1/documents/"+id+"/ubl", nil).want(t, 200, "")
+		if err := dsig.Verify(u.Raw); err != nil {
+			t.Errorf("the UBL sent does not verify: %v", err)
+		}
+		if v := c.do("GET", "/api/v1/invoices/"+id, nil).data()["authority"].(map[string]any)["version"]; v != "1.1" {
+			t.Errorf("version %v, want 1.1", v)
+		}
 	})
 }
