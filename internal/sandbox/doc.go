@@ -139,8 +139,9 @@
 //
 // # Validation links
 //
-// A Valid document's link is {PortalURL}/{uuid}/share/{longId}; the
-// default PortalURL, http://localhost:8080/sandbox-portal, reaches the small
-// page this Server serves at GET /sandbox-portal/{uuid}/share/{longId} when
-// it is mounted at the root of a service on port 8080.
+// A Valid document's link is {PortalURL}/{uuid}/share/{longId}. The Server
+// serves a small page for such links at GET {PortalPath}/{uuid}/share/{longId}
+// (Valid and Cancelled documents; 404 otherwise). The default PortalURL,
+// http://localhost:8080/sandbox/portal, reaches it when the sandbox is
+// mounted under /sandbox of a service on port 8080, as `einvoice serve` does.
 package sandbox

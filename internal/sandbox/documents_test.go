@@ -2,8 +2,11 @@ package sandbox_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/einvoice/einvoice/internal/sandbox"
 )
 
 func TestGetSubmission(t *testing.T) {
@@ -107,6 +110,30 @@ func TestRawAndDetails(t *testing.T) {
 			if r := tc.c.do(http.MethodGet, tc.path, nil); r.Status != tc.status {
 				t.Errorf("%s: %d %s, want %d", tc.name, r.Status, r.Body, tc.status)
 			}
+		}
+	})
+}
+
+// TestPortal: the validation link of a Valid document opens a page.
+func TestPortal(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		sb, hs := e.server(func(o *sandbox.Options) { o.PortalURL = "http://example.test/sandbox/portal/" })
+		if sb.PortalURL() != "http://example.test/sandbox/portal" {
+			t.Errorf("PortalURL = %q", sb.PortalURL())
+		}
+		if def := sandbox.New(sandbox.Options{}).PortalURL(); def != sandbox.DefaultPortalURL {
+			t.Errorf("default PortalURL = %q", def)
+		}
+		c := login(t, hs.URL, "erp-1", "")
+		id := c.submitOne(invoice(invoiceOpts{code: "P-1", issued: e.clock.Now()}))
+		longID, _ := c.details(id)["longId"].(string)
+		anon := newClient(t, hs.URL)
+		r := anon.do(http.MethodGet, sandbox.PortalPath+"/"+id+"/share/"+longID, nil)
+		if r.Status != http.StatusOK || !strings.Contains(string(r.Body), id) || !strings.Contains(string(r.Body), "Valid") {
+			t.Errorf("portal: %d %s", r.Status, r.Body)
+		}
+		if r := anon.do(http.MethodGet, sandbox.PortalPath+"/"+id+"/share/WRONG", nil); r.Status != http.StatusNotFound {
+			t.Errorf("portal with a wrong longId: %d", r.Status)
 		}
 	})
 }

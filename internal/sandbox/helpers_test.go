@@ -427,9 +427,9 @@ func invoice(o invoiceOpts) doc {
 		inv["BillingReference"] = []any{map[string]any{"InvoiceDocumentReference": refs}}
 	}
 	return docOf(o.code, map[string]any{
-		"_D": "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
-		"_A": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
-		"_B": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
+		"_D":      "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
+		"_A":      "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
+		"_B":      "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
 		"Invoice": []any{inv},
 	})
 }

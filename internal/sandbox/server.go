@@ -12,9 +12,9 @@ import (
 )
 
 // DefaultPortalURL is the base of the validation links when Options.PortalURL
-// is empty: the sandbox's own portal page served at the root of a service on
-// localhost:8080.
-const DefaultPortalURL = "http://localhost:8080/sandbox-portal"
+// is empty: the sandbox's own portal (PortalPath) when the sandbox is mounted
+// under /sandbox of a service on localhost:8080, as `einvoice serve` does.
+const DefaultPortalURL = "http://localhost:8080/sandbox" + PortalPath
 
 // Options configure a Server.
 type Options struct {
@@ -107,14 +107,16 @@ func (s *Server) routes() *http.ServeMux {
 	m.Handle("GET /api/v1.0/documents/search", s.endpoint(epSearch, true, s.handleSearch))
 	m.Handle("GET /api/v1.0/taxpayer/validate/{tin}", s.endpoint(epTIN, true, s.handleValidateTIN))
 
-	m.Handle("POST /sandbox/faults", s.plain(s.handleAddFault))
-	m.Handle("DELETE /sandbox/faults", s.plain(s.handleClearFaults))
-	m.Handle("GET /sandbox/stats", s.plain(s.handleStats))
-	m.Handle("GET /sandbox-portal/{uuid}/share/{longId}", s.plain(s.handlePortal))
+	// The sandbox's own routes: faults and statistics (for tests), and the
+	// page of validation links.
+	m.HandleFunc("POST /sandbox/faults", s.handleAddFault)
+	m.HandleFunc("DELETE /sandbox/faults", s.handleClearFaults)
+	m.HandleFunc("GET /sandbox/stats", s.handleStats)
+	m.HandleFunc("GET "+PortalPath+"/{uuid}/share/{longId}", s.handlePortal)
 
-	m.Handle("/", s.plain(func(w http.ResponseWriter, r *http.Request) {
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "No such API: " + r.Method + " " + r.URL.Path})
-	}))
+	})
 	return m
 }
 
@@ -212,9 +214,6 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, name stri
 	}
 	h(w, r, c)
 }
-
-// plain wraps the sandbox's own (non-protocol) routes.
-func (s *Server) plain(h http.HandlerFunc) http.Handler { return h }
 
 // drop closes the client's connection without an answer.
 func (s *Server) drop(w http.ResponseWriter) {

@@ -11,13 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// querier is what both *sql.DB and *sql.Tx offer.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // tx runs fn in a transaction, retrying PostgreSQL serialization failures
 // and deadlocks a few times. fn must use only the transaction (on SQLite the
 // write pool has one connection) and must not call out.

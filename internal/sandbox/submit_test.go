@@ -99,7 +99,9 @@ func TestSubmitRejected(t *testing.T) {
 			})), "StringExpected", "#/Invoice[0].DocumentCurrencyCode[0].listID"},
 			{"array item not object", entry(mutate(func(inv, _ map[string]any) { inv["Note"] = []any{"text"} })), "ObjectExpected", "#/Invoice[0].Note[0]"},
 			{"no InvoiceLine", entry(mutate(func(inv, _ map[string]any) { delete(inv, "InvoiceLine") })), "PropertyRequired", "#/Invoice[0].InvoiceLine"},
-			{"no listVersionID", entry(mutate(func(inv, _ map[string]any) { delete(inv["InvoiceTypeCode"].([]any)[0].(map[string]any), "listVersionID") })), "PropertyRequired", "#/Invoice[0].InvoiceTypeCode[0].listVersionID"},
+			{"no listVersionID", entry(mutate(func(inv, _ map[string]any) {
+				delete(inv["InvoiceTypeCode"].([]any)[0].(map[string]any), "listVersionID")
+			})), "PropertyRequired", "#/Invoice[0].InvoiceTypeCode[0].listVersionID"},
 			{"unknown type", entry(mutate(func(inv, _ map[string]any) { setLeaf(inv, "InvoiceTypeCode", "09") })), "InvalidValue", "#/Invoice[0].InvoiceTypeCode[0]._"},
 			{"no buyer TIN", entry(mutate(func(inv, _ map[string]any) { setTIN(inv, "AccountingCustomerParty", "") })), "PropertyRequired", "#/Invoice[0].AccountingCustomerParty[0].Party[0].PartyIdentification[schemeID=TIN].ID"},
 			{"no _D", entry(mutate(func(_, top map[string]any) { delete(top, "_D") })), "PropertyRequired", "#/_D"},

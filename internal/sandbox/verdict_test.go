@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -96,6 +97,7 @@ func TestInvalidRules(t *testing.T) {
 			{"unknown original", invoice(invoiceOpts{code: "R-12", typeCode: "02", issued: now, refs: []string{"ZZZZZZZZZZZZZZZZZZZZZZZZZZ"}}), []string{"Step06-Referenced Documents Validator/RD301"}},
 			{"Invalid original", invoice(invoiceOpts{code: "R-13", typeCode: "02", issued: now, refs: []string{invalidOriginal}}), []string{"Step06-Referenced Documents Validator/RD302"}},
 			{"another issuer's original", invoice(invoiceOpts{code: "R-14", typeCode: "02", issued: now, refs: []string{othersOriginal}}), []string{"Step06-Referenced Documents Validator/RD303"}},
+			{"unreadable issue time", withIssueTime(invoice(invoiceOpts{code: "R-16", issued: now}), "25:61:00Z"), []string{"Step02-Core Fields Validator/CF320"}},
 			{"several failures", invoice(invoiceOpts{code: "R-15", issued: now.Add(time.Hour), buyer: "IG999999999"}), []string{"Step02-Core Fields Validator/CF322", "Step05-Taxpayer Validator/ERR406"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -175,4 +177,14 @@ func TestDuplicateDocument(t *testing.T) {
 			t.Errorf("after two hours: %v", got)
 		}
 	})
+}
+
+// withIssueTime replaces a document's IssueTime.
+func withIssueTime(d doc, issueTime string) doc {
+	var root map[string]any
+	if err := json.Unmarshal(d.body, &root); err != nil {
+		panic(err)
+	}
+	setLeaf(root["Invoice"].([]any)[0].(map[string]any), "IssueTime", issueTime)
+	return docOf(d.code, root)
 }
