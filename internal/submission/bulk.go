@@ -55,13 +55,11 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 	owner := m.o.NewID()
 	seen := map[string]bool{}
 	var items []*item
-	var order []string
 	for _, id := range ids {
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
-		order = append(order, id)
 		d, err := m.document(ctx, tenantID, id)
 		if err != nil {
 			if einvoice.ErrorCode(err) == einvoice.CodeDocumentNotFound {
