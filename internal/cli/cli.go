@@ -55,6 +55,7 @@ Usage:
   einvoice key create --tenant ID [--read-only]                       print the new API key (shown once)
   einvoice key list --tenant ID
   einvoice key revoke KEY_ID
+  einvoice sandbox [--addr :9090] [--db sandbox.db] [--sandbox-delay 2s]    run the tax-authority sandbox alone
   einvoice version
 
 Every command reads EINVOICE_DATABASE_URL and EINVOICE_SECRET_KEY; run a
@@ -95,6 +96,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return m.serve(ctx, cfg, rest)
 	case "migrate":
 		return m.migrate(ctx, cfg, rest)
+	case "sandbox":
+		return m.sandbox(ctx, cfg, rest)
 	case "tenant", "key":
 		if len(rest) == 0 {
 			return errUsage

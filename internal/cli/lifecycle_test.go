@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/testcert"
+	"github.com/einvoice/einvoice/internal/testdb"
 )
 
 // The lifecycle tests run the whole service with its built-in sandbox over
@@ -164,6 +166,13 @@ func TestSubmitEveryKind(t *testing.T) {
 			st := c.waitStatus(id, "Valid", 20*time.Second)
 			wantValid(t, serial, st)
 			uuids[serial] = str(st["document_uuid"])
+			if link := str(st["validation_url"]); !strings.HasPrefix(link, svc.URL+"/sandbox/portal/") {
+				t.Errorf("%s: validation_url %q, want the built-in sandbox's portal", serial, link)
+			} else if resp, err := http.Get(link); err != nil || resp.StatusCode != 200 {
+				t.Errorf("%s: GET %s: %v %v", serial, link, resp, err)
+			} else {
+				resp.Body.Close()
+			}
 
 			doc := c.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data()
 			var statuses []string
@@ -376,4 +385,60 @@ func TestSubmitSigned(t *testing.T) {
 			t.Errorf("version %v, want 1.1", v)
 		}
 	})
+}
+
+// TestSeparateSandbox: `einvoice sandbox` runs as its own process with its
+// own database, and the service reaches it with --authority-url.
+func TestSeparateSandbox(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan int, 1)
+	m := &Main{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Ready: ready,
+		Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
+	go func() {
+		done <- m.Run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--db", testdb.SQLite(t), "--sandbox-delay", "0", "--sandbox-faults"})
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case code := <-done:
+		t.Fatalf("sandbox exited with %d: %s", code, m.Stderr)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("sandbox exited with %d", code)
+		}
+	})
+	authority := "http://" + addr
+	svc, c := startLifecycleService(t, testdb.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
+	buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+	id := c.readyInvoice("INV-APART-1", buyer)
+	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
+	st := c.waitStatus(id, "Valid", 20*time.Second)
+	link := str(st["validation_url"])
+	if !strings.HasPrefix(link, authority+"/portal/") {
+		t.Errorf("validation_url = %q, want under %s/portal", link, authority)
+	}
+	if resp, err := http.Get(link); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET %s: %v %v", link, resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// No built-in sandbox is mounted; the separate one has the document.
+	if resp, err := http.Get(svc.URL + "/sandbox/connect/token"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("built-in sandbox with --authority-url: %v %v, want 404", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	resp, err := http.Get(authority + "/sandbox/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var stats sandboxStats
+	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
+		t.Fatal(err)
+	}
+	stats.sentOnce(t, "INV-APART-1")
 }

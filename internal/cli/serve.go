@@ -72,16 +72,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		}
 	}()
 	defer func() { stopWork(); <-workDone }()
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
+	srv := newHTTPServer(ctx, handler, logger)
 	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
 		"authority_sandbox", auth.sandboxAPI, "startup_ms", time.Since(started).Milliseconds())
 	if m.Ready != nil {
@@ -117,6 +108,20 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	<-workDone
 	logger.Info("stopped")
 	return nil
+}
+
+// newHTTPServer is the http.Server of a command, with its timeouts.
+func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
 }
 
 // servePprof serves the runtime profiles on their own listener, apart from

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/dsig"
+	"github.com/einvoice/einvoice/internal/sandbox"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+)
+
+// sandbox runs the tax-authority sandbox alone, as its own process, until
+// ctx is done: the MyInvois protocol at the root of its address, its state
+// in its database. A service reaches it with --authority-url.
+func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	cfg.Addr, cfg.DatabaseURL = ":9090", "sandbox.db"
+	cfg.dbFlag(fs)
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.StringVar(&cfg.PortalURL, "portal-url", "", "base URL of the validation links (default: this sandbox's /portal)")
+	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
+	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
+	cfg.sandboxFlags(fs)
+	if err := m.parseFlags(fs, args); err != nil {
+		return err
+	}
+	logger := newLogger(m, cfg)
+	store, err := openStore(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	portal := strings.TrimRight(cfg.PortalURL, "/")
+	if portal == "" {
+		portal = "http://" + loopback(ln.Addr().String()) + sandbox.PortalPath
+	}
+	sb := sandbox.New(sandbox.Options{DB: store.DB(), Postgres: store.Engine() == sqlstore.Postgres, Now: m.now(),
+		Delay: cfg.SandboxDelay, PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger})
+	srv := newHTTPServer(ctx, sandboxGuard(sb, cfg.SandboxFaults), logger)
+	logger.Info("sandbox listening", "addr", ln.Addr().String(), "portal", portal, "engine", store.Engine())
+	if m.Ready != nil {
+		m.Ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
