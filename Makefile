@@ -15,9 +15,12 @@ load:           ## the load harness against a freshly started binary, SQLite and
 	bench/run.sh
 lint:           ## gofmt, go vet, staticcheck
 	scripts/lint
-fuzz:           ## fuzz the request decoder, the money parser and the calculation, a minute each
+fuzz:           ## fuzz the parsers (requests, money, UBL, signatures, the sandbox's submit) and the calculation, a minute each
 	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./internal/httpapi/
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/money/
 	go test -run '^$$' -fuzz '^FuzzCalculate$$' -fuzztime 60s ./internal/einvoice/
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s -fuzzminimizetime 5s ./internal/ubl/
+	go test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime 60s -fuzzminimizetime 5s ./internal/dsig/
+	go test -run '^$$' -fuzz '^FuzzSubmit$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/sandbox/
 generate:       ## regenerate the reference lists (see internal/refdata/gen)
 	go generate ./internal/refdata/

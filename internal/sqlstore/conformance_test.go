@@ -66,6 +66,7 @@ func TestConformance(t *testing.T) {
 		"ConcurrentWrites": testConcurrentWrites,
 		"Documents":        testDocuments,
 		"DocumentListing":  testDocumentListing,
+		"Outbox":           testOutbox,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

@@ -68,8 +68,10 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	now := m.now()
 	var sendable []*item
 	for _, it := range items {
+		// The lease is renewed with the mark, so that no other worker can
+		// take the job over while this call may still be under way.
 		it.job.Attempts++
-		it.job.MaybeSent, it.job.UpdatedAt = true, now
+		it.job.MaybeSent, it.job.LeaseUntil, it.job.UpdatedAt = true, now.Add(m.o.Lease), now
 		if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
 			m.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
 			continue
