@@ -3,10 +3,13 @@ package apidoc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/einvoice/einvoice/internal/ubl"
 )
 
 func load(t *testing.T) *openapi3.T {
@@ -189,4 +192,22 @@ func TestDocumentSchemas(t *testing.T) {
 	check("DocumentResponse", func(d map[string]any) { d["status"] = "Draft" }, one, false)
 	check("DocumentResponse", func(d map[string]any) { lines(d)["quantity"] = "2.5" }, one, false)
 	check("DocumentResponse", func(d map[string]any) { lines(d)["extra"] = 1 }, one, false)
+}
+
+// TestCodeMappingDocumented: the API reference lists every row of the UBL
+// writer's code table.
+func TestCodeMappingDocumented(t *testing.T) {
+	doc := load(t)
+	var text string
+	for _, tag := range doc.Tags {
+		if tag.Name == "Authority" {
+			text = tag.Description
+		}
+	}
+	for _, m := range ubl.Mapping() {
+		row := fmt.Sprintf("| %s | %s | %s | %s %s |", m.List, m.Ours, m.OursName, m.Authority, m.AuthorityName)
+		if !strings.Contains(text, row) {
+			t.Errorf("the Authority tag's table lacks %q", row)
+		}
+	}
 }

@@ -166,6 +166,9 @@ func TestSubmitEveryKind(t *testing.T) {
 			st := c.waitStatus(id, "Valid", 20*time.Second)
 			wantValid(t, serial, st)
 			uuids[serial] = str(st["document_uuid"])
+			if sub, _ := st["submission"].(map[string]any); sub["state"] != "done" {
+				t.Errorf("%s: Valid, but its job is %v", serial, st["submission"])
+			}
 			if link := str(st["validation_url"]); !strings.HasPrefix(link, svc.URL+"/sandbox/portal/") {
 				t.Errorf("%s: validation_url %q, want the built-in sandbox's portal", serial, link)
 			} else if resp, err := http.Get(link); err != nil || resp.StatusCode != 200 {

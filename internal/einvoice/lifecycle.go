@@ -111,6 +111,9 @@ type SubmissionStore interface {
 	// owner until leaseUntil, oldest due first. Several processes may
 	// claim at once: each job goes to one of them.
 	ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
+	// FinishPoll marks the pending poll job of a document done, unless a
+	// worker holds it (that worker closes it itself).
+	FinishPoll(ctx context.Context, tenantID, documentID string, now time.Time) error
 	// GetJob returns the job of a document, or ErrNotFound.
 	GetJob(ctx context.Context, tenantID, documentID string) (*Job, error)
 	// GetUBL returns the UBL sent for a document, or ErrNotFound.

@@ -154,6 +154,17 @@ func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil tim
 	return jobs, nil
 }
 
+// FinishPoll marks a document's pending poll job done unless it is leased.
+func (s *Store) FinishPoll(ctx context.Context, tenantID, documentID string, now time.Time) error {
+	_, err := s.ws.ExecContext(ctx, `UPDATE submission_jobs SET state = 'done', last_error = '', updated_at = $3
+		WHERE tenant_id = $1 AND document_id = $2 AND kind = 'poll' AND state = 'pending' AND lease_until <= $3`,
+		tenantID, documentID, micros(now))
+	if err != nil {
+		return fmt.Errorf("finish poll: %w", err)
+	}
+	return nil
+}
+
 // GetJob returns the job of a document.
 func (s *Store) GetJob(ctx context.Context, tenantID, documentID string) (*einvoice.Job, error) {
 	if !einvoice.ValidID(documentID) || !einvoice.ValidID(tenantID) {

@@ -78,6 +78,13 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 		m.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
 		return false
 	}
+	if j == nil && from == einvoice.StatusSubmitted {
+		// A verdict found by a status request: the poll job has nothing
+		// left to follow.
+		if err := m.o.Store.FinishPoll(ctx, d.TenantID, d.ID, now); err != nil {
+			m.log.WarnContext(ctx, "could not close the poll job", "document_id", d.ID, "error", err)
+		}
+	}
 	return true
 }
 
