@@ -445,3 +445,45 @@ func TestSeparateSandbox(t *testing.T) {
 	}
 	stats.sentOnce(t, "INV-APART-1")
 }
+
+// TestRejectionRequest: the buyer asks the authority to reject a Valid
+// document; the status shows it, the document stays Valid, and the tenant
+// can still cancel it.
+func TestRejectionRequest(t *testing.T) {
+	svc, c := startLifecycleService(t, testdb.SQLite(t))
+	buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+	id := c.readyInvoice("INV-REJECT-1", buyer)
+	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
+	uuid := str(c.waitStatus(id, "Valid", 20*time.Second)["document_uuid"])
+
+	// The buyer, at the authority (the sandbox lets any client ask).
+	form := "client_id=buyer-erp&client_secret=s3cret&grant_type=client_credentials&scope=InvoicingAPI"
+	resp, err := http.Post(svc.URL+"/sandbox/connect/token", "application/x-www-form-urlencoded", strings.NewReader(form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	req, _ := http.NewRequest("PUT", svc.URL+"/sandbox/api/v1.0/documents/state/"+uuid+"/state",
+		strings.NewReader(`{"status":"rejected","reason":"Wrong quantity delivered"}`))
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reject at the sandbox: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	st := c.do("GET", "/api/v1/documents/"+id+"/status", nil).want(t, 200, "").data()
+	rr, _ := st["rejection_requested"].(map[string]any)
+	if st["status"] != "Valid" || rr["reason"] != "Wrong quantity delivered" || rr["cancelBefore"] == nil {
+		t.Errorf("status after a rejection request: %v", st)
+	}
+	doc := c.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data()
+	if a := doc["authority"].(map[string]any); a["rejectionRequested"] == nil {
+		t.Errorf("the document does not show the rejection request: %v", a)
+	}
+	c.do("POST", "/api/v1/documents/"+id+"/cancel", map[string]any{"reason": "Rejected by the buyer"}).want(t, 200, "")
+}
