@@ -77,14 +77,24 @@ func TestPageRequest(t *testing.T) {
 	}
 }
 
-func TestAcceptsJSON(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"": true, "*/*": true, "application/json": true, "application/*": true,
-		"text/html, application/json;q=0.9": true, "text/html": false, "image/png": false,
-		"application/json;q=0": false, "garbage;;": false,
+func TestNegotiate(t *testing.T) {
+	json := []string{"application/json"}
+	qr := []string{"application/json", "image/png", "image/jpeg"}
+	for _, c := range []struct {
+		accept string
+		offers []string
+		want   string
+	}{
+		{"", json, "application/json"}, {"*/*", json, "application/json"}, {"application/json", json, "application/json"},
+		{"application/*", json, "application/json"}, {"text/html, application/json;q=0.9", json, "application/json"},
+		{"text/html", json, ""}, {"image/png", json, ""}, {"application/json;q=0", json, ""}, {"garbage;;", json, ""},
+		{"", qr, "application/json"}, {"*/*", qr, "application/json"}, {"image/png", qr, "image/png"},
+		{"image/jpeg", qr, "image/jpeg"}, {"image/*", qr, "image/png"}, {"image/webp", qr, ""},
+		{"image/png;q=0.5, image/jpeg", qr, "image/jpeg"}, {"application/json;q=0.1, image/png;q=0.9", qr, "image/png"},
+		{"image/png;q=2", qr, ""},
 	} {
-		if got := acceptsJSON(accept); got != want {
-			t.Errorf("acceptsJSON(%q) = %v, want %v", accept, got, want)
+		if got := negotiate(c.accept, c.offers); got != c.want {
+			t.Errorf("negotiate(%q, %v) = %q, want %q", c.accept, c.offers, got, c.want)
 		}
 	}
 }

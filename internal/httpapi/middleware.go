@@ -127,9 +127,9 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // authorize runs an API handler after checking, in order: that the client
 // accepts JSON, the key (401), the key's rate limit (429), and its
 // permission (403).
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bool, h apiFunc) error {
-	if !acceptsJSON(r.Header.Get("Accept")) {
-		return einvoice.Errorf(einvoice.CodeNotAcceptable, "This endpoint answers application/json only.")
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bool, offers []string, h apiFunc) error {
+	if negotiate(r.Header.Get("Accept"), offers) == "" {
+		return einvoice.Errorf(einvoice.CodeNotAcceptable, "This endpoint answers %s only.", strings.Join(offers, " or "))
 	}
 	k, err := s.svc.Authenticate(r.Context(), r.Header.Get("Authorization"))
 	if err != nil {
@@ -158,24 +158,37 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bo
 	return h(w, r, k)
 }
 
-// acceptsJSON reports whether an Accept header allows application/json.
-func acceptsJSON(accept string) bool {
+// negotiate returns the first of offers that an Accept header allows at
+// the highest quality, or "" when it allows none. No Accept header, or
+// */*, takes the first offer.
+func negotiate(accept string, offers []string) string {
 	if strings.TrimSpace(accept) == "" {
-		return true
+		return offers[0]
 	}
+	best, bestQ := "", 0.0
 	for _, part := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
-		if q, err := strconv.ParseFloat(params["q"], 64); err == nil && q == 0 {
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(v, 64); err != nil || q < 0 || q > 1 {
+				continue
+			}
+		}
+		if q <= bestQ {
 			continue
 		}
-		if mt == "*/*" || mt == "application/*" || mt == "application/json" {
-			return true
+		for _, o := range offers {
+			typ, _, _ := strings.Cut(o, "/")
+			if mt == "*/*" || mt == typ+"/*" || mt == o {
+				best, bestQ = o, q
+				break
+			}
 		}
 	}
-	return false
+	return best
 }
 
 // pageRequest reads page and per_page from the query: per_page defaults to

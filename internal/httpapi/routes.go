@@ -56,6 +56,8 @@ func (s *Server) routes() {
 		s.api("GET /api/v1/documents/{id}/status", read, s.documentStatus)
 		s.api("POST /api/v1/documents/{id}/cancel", write, s.cancelDocument)
 		s.api("GET /api/v1/documents/{id}/ubl", read, s.documentUBL)
+		s.apiOffering("GET /api/v1/documents/{id}/qr", read, qrOffers, s.documentQR)
+		s.apiOffering("GET /api/v1/documents/{id}/pdf", read, []string{"application/pdf"}, s.documentPDF)
 	}
 	if s.sandbox != nil {
 		s.mux.Handle("/sandbox/", http.StripPrefix("/sandbox", s.sandbox))
@@ -69,10 +71,17 @@ func (s *Server) routes() {
 	}
 }
 
-// api registers an authenticated, rate-limited route.
+// api registers an authenticated, rate-limited route answering JSON.
 func (s *Server) api(pattern string, needsWrite bool, h apiFunc) {
+	s.apiOffering(pattern, needsWrite, []string{"application/json"}, h)
+}
+
+// apiOffering registers an authenticated, rate-limited route that answers
+// one of the media types offered (the first by default); an Accept header
+// that allows none is a 406.
+func (s *Server) apiOffering(pattern string, needsWrite bool, offers []string, h apiFunc) {
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.authorize(w, r, needsWrite, h); err != nil {
+		if err := s.authorize(w, r, needsWrite, offers, h); err != nil {
 			writeError(w, r, s.logger, err)
 		}
 	}))

@@ -49,8 +49,17 @@ var options = &openapi3filter.Options{
 
 // New loads the embedded document, validates it and builds its router. It
 // fails the test when the document is unusable.
+// binaryOnce registers the body decoders of binary media types once.
+var binaryOnce sync.Once
+
 func New(t testing.TB) *Validator {
 	t.Helper()
+	binaryOnce.Do(func() {
+		// The images and PDFs the API serves are checked as opaque bodies.
+		for _, ct := range []string{"image/png", "image/jpeg", "application/pdf"} {
+			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+		}
+	})
 	doc, err := openapi3.NewLoader().LoadFromData(apidoc.JSON())
 	if err != nil {
 		t.Fatalf("apidoctest: load openapi.json: %v", err)
