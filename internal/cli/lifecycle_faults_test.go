@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -166,6 +167,13 @@ func TestCancel(t *testing.T) {
 		c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": "again"}).want(t, 409, "DOCUMENT_NOT_VALID")
 		if st := c.do("GET", "/api/v1/documents/"+inside+"/status", nil).want(t, 200, "").data(); st["status"] != "Cancelled" {
 			t.Errorf("status after cancel: %v", st)
+		}
+		c.do("GET", "/api/v1/documents/"+inside+"/qr", nil).want(t, 409, "DOCUMENT_NOT_VALID")
+		if _, err := exec.LookPath("pdftotext"); err == nil {
+			text := pdfText(t, c.do("GET", "/api/v1/documents/"+inside+"/pdf", nil).want(t, 200, "").Raw)
+			if !strings.Contains(text, "CANCELLED") || !strings.Contains(text, "wrong buyer") || strings.Contains(text, "NOT YET VALIDATED") {
+				t.Errorf("the cancelled document's PDF:\n%s", text)
+			}
 		}
 
 		outside := c.readyInvoice("INV-CANCEL-2", buyer)

@@ -31,6 +31,9 @@ type Validation struct {
 // notValidated is the mark of a document without a validation.
 const notValidated = "NOT YET VALIDATED"
 
+// cancelled is the mark of a document cancelled at the authority.
+const cancelled = "CANCELLED"
+
 // Render writes the PDF of in to w. Nothing is written when it fails. Any
 // field may be absent: a nil Doc renders an empty document, absent values a
 // dash.
@@ -97,9 +100,12 @@ func (r *renderer) layout() {
 	r.lineTable()
 	r.flow(r.summaryRows())
 	left := r.title + " " + orDash(r.doc.InvoiceSerialNumber)
-	if r.in.Validation != nil {
+	switch {
+	case r.doc.Status == einvoice.StatusCancelled:
+		r.footers(left, cancelled, style{size: 7, bold: true, color: alarm})
+	case r.in.Validation != nil:
 		r.footers(left+" · validated e-Invoice", "", small)
-	} else {
+	default:
 		r.footers(left, notValidated, style{size: 7, bold: true, color: alarm})
 	}
 }

@@ -13,6 +13,9 @@ const qrSize = 27.0
 // validation and the QR code with its link for a validated document, a
 // "NOT YET VALIDATED" mark otherwise.
 func (r *renderer) validationRows() []row {
+	if r.doc.Status == einvoice.StatusCancelled {
+		return []row{gap(3), r.cancelledRow()}
+	}
 	if r.in.Validation == nil {
 		return []row{gap(3), r.notValidatedRow()}
 	}
@@ -37,6 +40,37 @@ func (r *renderer) notValidatedRow() row {
 		r.c.box(marginL, top, contentW, h, 0.5, alarm)
 		y := top + 3
 		r.c.text(marginL+4, y, notValidated, mark)
+		y += mark.lineHeight()
+		for _, l := range lines {
+			r.c.text(marginL+4, y, l, body)
+			y += body.lineHeight()
+		}
+	}}
+}
+
+// cancelledRow marks a document the issuer cancelled at the authority: it
+// is no longer a valid e-invoice, so it carries no QR code.
+func (r *renderer) cancelledRow() row {
+	mark := style{size: 14, bold: true, color: alarm}
+	text := "This e-Invoice was cancelled at the Malaysian tax authority (LHDN MyInvois) and is no longer valid."
+	if a := r.doc.Authority; a != nil {
+		if a.DocumentUUID != "" {
+			text += " UUID: " + a.DocumentUUID + "."
+		}
+		if a.CancelledAt != nil {
+			text += " Cancelled: " + formatTime(*a.CancelledAt) + "."
+		}
+		if a.CancelReason != "" {
+			text += " Reason: " + a.CancelReason
+		}
+	}
+	lines := r.c.wrap(text, contentW-8, body)
+	h := 3 + mark.lineHeight() + float64(len(lines))*body.lineHeight() + 3
+	return row{h: h, draw: func(top float64) {
+		r.c.rect(marginL, top, contentW, h, alarmBg)
+		r.c.box(marginL, top, contentW, h, 0.5, alarm)
+		y := top + 3
+		r.c.text(marginL+4, y, cancelled, mark)
 		y += mark.lineHeight()
 		for _, l := range lines {
 			r.c.text(marginL+4, y, l, body)
