@@ -331,4 +331,20 @@ var (
 		ref := b.randomInvoice()
 		return b.newRequest(http.MethodGet, "/api/v1/invoices/"+ref.id, b.keys[ref.key], "")
 	}}
+	// invoicesValidate validates invoices of the pool: the first validation
+	// of each makes it ready; later ones check it again and change nothing.
+	invoicesValidate = scenario{name: "invoices-validate", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+		ref := b.randomInvoice()
+		return b.newRequest(http.MethodPost, "/api/v1/documents/"+ref.id+"/validate", b.keys[ref.key], "")
+	}}
+	// invoicesPDF renders the visual e-invoice of invoices of the pool (10
+	// lines, not yet validated: one page).
+	invoicesPDF = scenario{name: "invoices-pdf", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+		ref := b.randomInvoice()
+		req, err := b.newRequest(http.MethodGet, "/api/v1/documents/"+ref.id+"/pdf", b.keys[ref.key], "")
+		if req != nil {
+			req.Header.Set("Accept", "application/pdf")
+		}
+		return req, err
+	}}
 )

@@ -66,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.key, "key", "", "API key")
 	fs.StringVar(&o.keysFile, "keys-file", "", "file of API keys, one a line; requests are spread round-robin over them")
 	fs.StringVar(&o.scenarios, "scenario", "buyers-create,buyers-get,buyers-list,states",
-		"comma list of: buyers-create, buyers-get, buyers-list, states, invoices-create, invoices-list, invoices-search, invoices-get (empty: none, e.g. to only seed)")
+		"comma list of: buyers-create, buyers-get, buyers-list, states, invoices-create, invoices-list, invoices-search, invoices-get, invoices-validate, invoices-pdf (empty: none, e.g. to only seed)")
 	fs.IntVar(&o.seedInvoices, "seed-invoices", 0, "first create this many invoices with -c workers, uncounted, for the invoice read scenarios to pick from")
 	fs.StringVar(&o.invoicesFile, "invoices-file", "", "with -seed-invoices: write the seeded invoices (key index, id, serial) to this file; without: read the invoices to pick from it")
 	fs.IntVar(&o.c, "c", 16, "concurrent workers")

@@ -45,10 +45,12 @@ var scenarios = map[string]scenario{
 	"states": {name: "states", request: func(b *bench, i int64) (*http.Request, error) {
 		return b.newRequest(http.MethodGet, "/api/v1/states", b.keys[i%int64(len(b.keys))], "")
 	}},
-	invoicesCreate.name: invoicesCreate,
-	invoicesList.name:   invoicesList,
-	invoicesSearch.name: invoicesSearch,
-	invoicesGet.name:    invoicesGet,
+	invoicesCreate.name:   invoicesCreate,
+	invoicesList.name:     invoicesList,
+	invoicesSearch.name:   invoicesSearch,
+	invoicesGet.name:      invoicesGet,
+	invoicesValidate.name: invoicesValidate,
+	invoicesPDF.name:      invoicesPDF,
 }
 
 // fillBuyerPool creates the 200 buyers that buyers-get and buyers-list read.
