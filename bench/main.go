@@ -56,6 +56,7 @@ type options struct {
 	readyTimeout                  time.Duration
 	flow                          int
 	flowTimeout                   time.Duration
+	soak, soakWarmup              time.Duration
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -75,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.warmup, "warmup", 300, "uncounted warm-up requests before each scenario")
 	fs.IntVar(&o.flow, "flow", 0, "instead of scenarios: take this many invoices end to end (create, validate, bulk submit 100 at a time, wait for Valid) and print each phase's time")
 	fs.DurationVar(&o.flowTimeout, "flow-timeout", 5*time.Minute, "with -flow: how long to wait for every document to be Valid")
+	fs.DurationVar(&o.soak, "soak", 0, "instead of one scenario after another: run the -scenario list mixed for this long and compare the server's heap, memory and goroutines after the warm-up and at the end")
+	fs.DurationVar(&o.soakWarmup, "soak-warmup", time.Minute, "with -soak: the warm-up before the first measurement")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")
 	fs.BoolVar(&o.waitReady, "wait-ready", false, "only poll /readyz every 5 ms and print the ms since -started-at to the first 200")
 	fs.Int64Var(&o.startedAt, "started-at", 0, "with -wait-ready: when the server process started, in Unix nanoseconds (default now)")
@@ -103,6 +106,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.flow > 0 {
 		return flowMain(b, o, stdout, stderr)
+	}
+	if o.soak > 0 {
+		return soakMain(b, list, o, stdout, stderr)
 	}
 
 	var results []Result
@@ -320,6 +326,30 @@ func flowMain(b *bench, o options, stdout, stderr io.Writer) int {
 		printFlow(stdout, f)
 	}
 	if f.Errors > 0 {
+		return 1
+	}
+	return 0
+}
+
+// soakMain runs -soak and prints its figures.
+func soakMain(b *bench, list []scenario, o options, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "bench: soak of %s with c=%d: warm-up %s, then %s\n", o.scenarios, o.c, o.soakWarmup, o.soak)
+	s, err := b.runSoak(list, o.soakWarmup, o.soak)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench: soak:", err)
+		return 1
+	}
+	for _, e := range s.ErrorSamples {
+		fmt.Fprintf(stderr, "bench: soak: error: %s\n", e)
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(s)
+	} else {
+		printSoak(stdout, s)
+	}
+	if s.Errors > 0 {
 		return 1
 	}
 	return 0
