@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "server URL (loopback only)")
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "server URL (loopback only); a comma list of replicas' URLs spreads the requests round-robin over them (memory is sampled on the first)")
 	fs.StringVar(&o.key, "key", "", "API key")
 	fs.StringVar(&o.keysFile, "keys-file", "", "file of API keys, one a line; requests are spread round-robin over them")
 	fs.StringVar(&o.scenarios, "scenario", "buyers-create,buyers-get,buyers-list,states",
@@ -88,11 +88,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	base, err := loopbackURL(o.url)
-	if err != nil {
-		fmt.Fprintln(stderr, "bench:", err)
-		return 2
+	var bases []string
+	for raw := range strings.SplitSeq(o.url, ",") {
+		base, err := loopbackURL(strings.TrimSpace(raw))
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 2
+		}
+		bases = append(bases, base)
 	}
+	base := bases[0]
 	if o.waitReady {
 		return waitReady(base, o, stdout, stderr)
 	}
@@ -100,6 +105,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		o.scenarios = ""
 	}
 	b, list, err := setup(base, o)
+	if b != nil {
+		b.bases = bases
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 2

@@ -71,6 +71,8 @@ type pooled struct{ id, key string }
 type bench struct {
 	client *http.Client
 	base   string   // server URL without a trailing slash
+	bases  []string // every replica's URL (base first); requests go round-robin
+	next   atomic.Uint64
 	keys   []string // API keys, used round-robin
 	c      int      // concurrency
 	warmup int      // uncounted requests before each scenario
@@ -87,7 +89,11 @@ func (b *bench) newRequest(method, path, key, body string) (*http.Request, error
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, b.base+path, rd)
+	base := b.base
+	if len(b.bases) > 1 {
+		base = b.bases[b.next.Add(1)%uint64(len(b.bases))]
+	}
+	req, err := http.NewRequest(method, base+path, rd)
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,7 @@ func (b *bench) runSoak(list []scenario, warm, d time.Duration) (Soak, error) {
 		wg.Wait()
 	}
 	mix(time.Now().Add(warm))
+	time.Sleep(2 * time.Second) // let in-flight work settle, as at the end
 	var err error
 	if s.WarmHeapMB, s.WarmRSSMB, s.WarmGoroutes, err = b.serverLevels(5); err != nil {
 		return s, err
