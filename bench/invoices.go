@@ -134,6 +134,13 @@ func (b *bench) randomInvoice() invoiceRef {
 	return b.inv.pool[rand.IntN(len(b.inv.pool))]
 }
 
+// invoiceAt returns the i-th invoice of the pool, in turn: concurrent
+// requests then work on different invoices (two validations of one draft at
+// once rightly answer 409 to one of them).
+func (b *bench) invoiceAt(i int64) invoiceRef {
+	return b.inv.pool[i%int64(len(b.inv.pool))]
+}
+
 // Seed is the outcome of -seed-invoices.
 type Seed struct {
 	Invoices     int      `json:"invoices"` // created
@@ -334,7 +341,7 @@ var (
 	// invoicesValidate validates invoices of the pool: the first validation
 	// of each makes it ready; later ones check it again and change nothing.
 	invoicesValidate = scenario{name: "invoices-validate", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
-		ref := b.randomInvoice()
+		ref := b.invoiceAt(i)
 		return b.newRequest(http.MethodPost, "/api/v1/documents/"+ref.id+"/validate", b.keys[ref.key], "")
 	}}
 	// invoicesPDF renders the visual e-invoice of invoices of the pool (10

@@ -17,6 +17,9 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
+// maxFieldErrors bounds the unknown fields one answer names.
+const maxFieldErrors = 50
+
 // Body size limits.
 const (
 	maxBody     = 1 << 20  // 1 MiB
@@ -155,6 +158,9 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 			case known:
 				s.walk(val, f, join(path, key))
 			case fields.ignored[key]:
+			case len(s.invalid) >= maxFieldErrors:
+				// Enough to act on: a body of thousands of unknown fields
+				// must not make an answer larger than itself.
 			default:
 				s.invalid.Add(join(path, key), "is not a known field")
 			}
@@ -178,8 +184,10 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 			s.walk(val, t.Elem(), join(path, key))
 		}
 	case reflect.String:
-		if _, ok := v.(string); !ok {
+		if str, ok := v.(string); !ok {
 			s.types.Add(path, "must be a string")
+		} else if strings.ContainsRune(str, 0) {
+			s.invalid.Add(path, "must not contain the NUL character (U+0000)")
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {

@@ -85,6 +85,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	q := r.URL.Query()
 	filter := einvoice.DocumentFilter{Status: einvoice.Status(q.Get("status")), Kind: einvoice.DocumentKind(q.Get("type")),
 		Search: q.Get("search"), PageRequest: pr}
+	f.Merge("", checkSearch(filter.Search))
 	if filter.Status != "" && !slices.Contains(einvoice.Statuses, filter.Status) {
 		f.Add("status", "must be one of draft, ready, submitting, Submitted, Valid, Invalid, Cancelled")
 	}

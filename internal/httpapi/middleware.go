@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -237,4 +238,13 @@ func isBigInt(s string) bool {
 	}
 	_, err := strconv.Atoi(s)
 	return errors.Is(err, strconv.ErrRange)
+}
+
+// checkSearch refuses a search text the databases cannot hold: invalid
+// UTF-8 or the NUL character (PostgreSQL refuses both).
+func checkSearch(q string) einvoice.FieldErrors {
+	if !utf8.ValidString(q) || strings.ContainsRune(q, 0) {
+		return einvoice.FieldErrors{"search": {"must be valid UTF-8 text without the NUL character"}}
+	}
+	return nil
 }

@@ -113,7 +113,11 @@ func (s *Server) listParties(kind einvoice.PartyKind) apiFunc {
 		if err != nil {
 			return err
 		}
-		page, err := s.svc.ListParties(r.Context(), k.TenantID, kind, einvoice.PartyFilter{Search: r.URL.Query().Get("search"), PageRequest: pr})
+		search := r.URL.Query().Get("search")
+		if f := checkSearch(search); f != nil {
+			return f.Err()
+		}
+		page, err := s.svc.ListParties(r.Context(), k.TenantID, kind, einvoice.PartyFilter{Search: search, PageRequest: pr})
 		if err != nil {
 			return err
 		}

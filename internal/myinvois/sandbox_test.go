@@ -342,7 +342,7 @@ func TestSandboxRateLimits(t *testing.T) {
 	ctx := context.Background()
 	login := func(c *myinvois.Client, i int) error {
 		cred := env.cred
-		cred.ClientSecret = "secret-" + strconv.Itoa(i) // another token each time
+		cred.OnBehalfOf = "C" + strconv.Itoa(1000000+i) + "0" // another token each time
 		_, err := c.ValidateTIN(ctx, cred, supplierTIN, "BRN", "201901234567-"+strconv.Itoa(i))
 		return err
 	}

@@ -89,7 +89,9 @@ type documentSummary struct {
 	CancelDateTime        *string         `json:"cancelDateTime"`
 	RejectRequestDateTime *string         `json:"rejectRequestDateTime"`
 	DocumentStatusReason  *string         `json:"documentStatusReason"`
-	CreatedByUserID       string          `json:"createdByUserId"`
+	// CreatedByUserID is always "": the sandbox has no users, and the
+	// submitting client's id must not be shown to other clients.
+	CreatedByUserID string `json:"createdByUserId"`
 }
 
 // summary shows the document at now: no validation time while Submitted,
@@ -104,7 +106,7 @@ func (d docRow) summary(now time.Time) documentSummary {
 		TotalExcludingTax: number(d.TotalExcludingTax), TotalDiscount: number(d.TotalDiscount),
 		TotalNetAmount: number(d.TotalNet), TotalPayableAmount: number(d.TotalPayable),
 		Status: st, CancelDateTime: formatTimePtr(d.CancelledAt), RejectRequestDateTime: formatTimePtr(d.RejectRequestedAt),
-		DocumentStatusReason: d.StatusReason, CreatedByUserID: d.ClientID,
+		DocumentStatusReason: d.StatusReason,
 	}
 	if st != statusSubmitted {
 		out.DateTimeValidated = formatTimePtr(&d.ValidatedAt)
@@ -233,6 +235,15 @@ func (s *Server) visibleDoc(w http.ResponseWriter, r *http.Request, c caller, co
 	}
 	st := d.status(s.now())
 	receiver := c.TIN() != "" && strings.EqualFold(c.TIN(), d.ReceiverTIN) && (st == statusValid || st == statusCancelled)
+	if receiver && d.ClientID != c.ClientID {
+		// A receiver is a taxpayer this client issues documents for: an
+		// onbehalfof header alone does not make a caller the buyer.
+		if err := s.db.QueryRowContext(r.Context(), `SELECT EXISTS (SELECT 1 FROM sandbox_documents WHERE client_id = $1 AND issuer_tin = $2)`,
+			c.ClientID, d.ReceiverTIN).Scan(&receiver); err != nil {
+			s.internalError(w, r, fmt.Errorf("check receiver: %w", err))
+			return docRow{}, "", false
+		}
+	}
 	if d.ClientID != c.ClientID && !receiver {
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "Document not found", Target: id})
 		return docRow{}, "", false

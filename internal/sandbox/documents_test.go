@@ -33,7 +33,7 @@ func TestGetSubmission(t *testing.T) {
 			"typeVersionName": "1.0", "issuerTin": buyerTIN, "issuerName": "Buyer Name", "receiverId": supplierTIN,
 			"receiverName": "Supplier Sdn. Bhd.", "dateTimeIssued": now.Format(time.RFC3339), "status": "Valid",
 			"totalExcludingTax": float64(100), "totalPayableAmount": float64(106), "totalNetAmount": float64(100),
-			"totalDiscount": float64(0), "createdByUserId": "erp-1", "cancelDateTime": nil, "rejectRequestDateTime": nil,
+			"totalDiscount": float64(0), "createdByUserId": "", "cancelDateTime": nil, "rejectRequestDateTime": nil,
 			"documentStatusReason": nil,
 		}
 		for k, v := range want {
@@ -94,6 +94,8 @@ func TestRawAndDetails(t *testing.T) {
 		// Others see nothing; the receiver (by onbehalfof) sees Valid documents.
 		stranger := login(t, hs.URL, "erp-2", "")
 		receiver := login(t, hs.URL, "erp-3", buyerTIN)
+		// A receiver is a taxpayer the client issues documents for.
+		receiver.submitOne(invoice(invoiceOpts{code: "BUYERS-OWN-1", supplier: buyerTIN, buyer: "C1234567890", issued: time.Now()}))
 		for _, tc := range []struct {
 			name   string
 			c      *client

@@ -79,7 +79,11 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 	case dir == "" || strings.EqualFold(dir, "Sent"):
 		q.add("client_id = " + q.arg(c.ClientID))
 	case strings.EqualFold(dir, "Received"):
-		q.add("receiver_tin = " + q.arg(c.TIN()) + " AND verdict = 'Valid' AND validated_at <= " + q.arg(micros(now)))
+		// A receiver is a taxpayer this client issues documents for: an
+		// onbehalfof header alone does not make a caller a document's buyer.
+		q.add("receiver_tin = " + q.arg(c.TIN()) + " AND verdict = 'Valid' AND validated_at <= " + q.arg(micros(now)) +
+			" AND EXISTS (SELECT 1 FROM sandbox_documents own WHERE own.client_id = " + q.arg(c.ClientID) +
+			" AND own.issuer_tin = sandbox_documents.receiver_tin)")
 	default:
 		badArgument(w, "invoiceDirection", "invoiceDirection must be Sent or Received")
 		return

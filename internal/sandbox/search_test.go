@@ -79,6 +79,11 @@ func TestSearch(t *testing.T) {
 		// Received: Valid and Cancelled documents, of any issuer, whose buyer
 		// is the caller's TIN.
 		buyer := login(t, hs.URL, "buyer-erp", buyerTIN)
+		stranger := login(t, hs.URL, "stranger-erp", buyerTIN) // claims the TIN, issues nothing for it
+		if _, got, _ := search(stranger, window("invoiceDirection", "Received")); len(got) != 0 {
+			t.Errorf("a client that only names the buyer's TIN received %v", got)
+		}
+		buyer.submitOne(invoice(invoiceOpts{code: "BUYERS-OWN-1", supplier: buyerTIN, buyer: "C1234567890", issued: time.Now()}))
 		if _, got, _ := search(buyer, window("invoiceDirection", "Received")); !slices.Equal(got, []string{othersID, ids[2], ids[1], ids[0]}) {
 			t.Errorf("received = %v, want all but the Invalid one", got)
 		}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -19,8 +20,9 @@ const (
 	maxClientID = 256
 )
 
-// handleToken is POST /connect/token: OAuth2 client credentials. Any
-// non-empty client_id and client_secret are accepted.
+// handleToken is POST /connect/token: OAuth2 client credentials. A client
+// id is registered by its first login with the secret it gave (trust on
+// first use); later logins must give the same secret.
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 	f := r.PostForm
 	clientID, secret := f.Get("client_id"), f.Get("client_secret")
@@ -41,8 +43,17 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 		writeOAuthError(w, "invalid_scope", "The only scope is InvoicingAPI.")
 	default:
 		now := s.now()
+		ok, err := s.checkClient(r, clientID, secret, now)
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		if !ok {
+			writeOAuthError(w, "invalid_client", "The client credentials are not valid.")
+			return
+		}
 		token := newToken()
-		_, err := s.db.ExecContext(r.Context(), `INSERT INTO sandbox_tokens (token_hash, client_id, on_behalf_of, issued_at, expires_at)
+		_, err = s.db.ExecContext(r.Context(), `INSERT INTO sandbox_tokens (token_hash, client_id, on_behalf_of, issued_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5)`, sha256Hex([]byte(token)), clientID, obo, micros(now), micros(now.Add(tokenLifetime)))
 		if err != nil {
 			s.internalError(w, r, fmt.Errorf("store token: %w", err))
@@ -57,6 +68,21 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 			"scope":        "InvoicingAPI",
 		})
 	}
+}
+
+// checkClient registers a new client id with the hash of its secret, or
+// checks the secret of a known one.
+func (s *Server) checkClient(r *http.Request, clientID, secret string, now time.Time) (bool, error) {
+	hash := sha256Hex([]byte(secret))
+	if _, err := s.db.ExecContext(r.Context(), `INSERT INTO sandbox_clients (client_id, secret_hash, registered_at) VALUES ($1, $2, $3)
+		ON CONFLICT (client_id) DO NOTHING`, clientID, hash, micros(now)); err != nil {
+		return false, fmt.Errorf("register client: %w", err)
+	}
+	var stored string
+	if err := s.db.QueryRowContext(r.Context(), `SELECT secret_hash FROM sandbox_clients WHERE client_id = $1`, clientID).Scan(&stored); err != nil {
+		return false, fmt.Errorf("read client: %w", err)
+	}
+	return subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) == 1, nil
 }
 
 // authenticate reads the bearer token; a missing, unknown or expired token

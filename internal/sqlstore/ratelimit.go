@@ -69,10 +69,13 @@ func (l *RateLimiter) Allow(ctx context.Context, keyID string, now time.Time) (e
 	if err != nil {
 		return einvoice.RateDecision{}, fmt.Errorf("rate limit: %w", err)
 	}
+	// Replicas' clocks differ (and concurrent first requests race), so a
+	// window may have been opened a little after this caller's now: its
+	// reset is then never reported as further away than one window.
 	return einvoice.RateDecision{
 		Allowed:   hits <= int64(l.limit),
 		Limit:     l.limit,
 		Remaining: max(0, l.limit-int(hits)),
-		Reset:     fromMicros(start + windowUS),
+		Reset:     fromMicros(min(start, nowUS) + windowUS),
 	}, nil
 }

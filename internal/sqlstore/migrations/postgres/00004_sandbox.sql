@@ -14,6 +14,14 @@ CREATE TABLE sandbox_tokens (
 );
 CREATE INDEX sandbox_tokens_expiry ON sandbox_tokens (expires_at);
 
+-- Clients, registered by their first login: later logins of a client id
+-- must present the same secret (trust on first use).
+CREATE TABLE sandbox_clients (
+    client_id      TEXT PRIMARY KEY,
+    secret_hash    TEXT NOT NULL,
+    registered_at  BIGINT NOT NULL
+);
+
 -- Submission payload hashes, for the 10-minute DuplicateSubmission rule.
 CREATE TABLE sandbox_payloads (
     client_id     TEXT NOT NULL,
@@ -92,6 +100,7 @@ CREATE TABLE sandbox_rate_windows (
 );
 
 -- +goose Down
+DROP TABLE sandbox_clients;
 DROP TABLE sandbox_rate_windows;
 DROP TABLE sandbox_duplicate_keys;
 DROP TABLE sandbox_references;

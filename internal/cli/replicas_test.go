@@ -1,0 +1,992 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to look into the shared database
+
+	"github.com/einvoice/einvoice/internal/testdb"
+)
+
+// TestReplicas runs three processes of the real binary on one PostgreSQL
+// database and checks that they behave as one service: migrations and the
+// demo tenant happen once, a key's rate limit holds across the three, and
+// documents submitted through all three (one by one and in bulk, with the
+// authority slow on one of them) all end Valid, each sent to the authority
+// exactly once, although one process is killed (SIGKILL) mid-work.
+func TestReplicas(t *testing.T) {
+	if os.Getenv(testdb.EnvPostgres) == "" {
+		t.Skipf("PostgreSQL only: set %s to run it", testdb.EnvPostgres)
+	}
+	bin := buildEinvoice(t)
+
+	t.Run("rate limit", func(t *testing.T) {
+		dsn := testdb.Postgres(t, os.Getenv)
+		rs := startReplicas(t, bin, dsn, 3, replicaFlags("30")...)
+		checkStartedOnce(t, rs, dsn)
+		key, _ := replicasDemoKey(t, rs)
+		testRateLimitAcrossThree(t, rs, key, dsn, bin)
+	})
+
+	t.Run("submit and kill", func(t *testing.T) {
+		dsn := testdb.Postgres(t, os.Getenv)
+		rs := startReplicas(t, bin, dsn, 3, replicaFlags("100000")...)
+		checkStartedOnce(t, rs, dsn)
+		key, _ := replicasDemoKey(t, rs)
+		testSubmitAndKill(t, rs, key, dsn)
+	})
+}
+
+// replicaFlags are the serve flags of every replica.
+func replicaFlags(rateLimit string) []string {
+	return []string{"--rate-limit", rateLimit, "--sandbox-delay", "0", "--sandbox-faults",
+		"--submit-wait", "2s", "--workers", "2", "--log-format", "json"}
+}
+
+// replicaLease is the lease of a job with --submit-wait 2s (six times the wait).
+const replicaLease = 12 * time.Second
+
+// buildEinvoice builds cmd/einvoice once into a temporary folder (with the
+// race detector when the tests run with it).
+func buildEinvoice(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	gomod := strings.TrimSpace(string(out))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		t.Fatalf("go env GOMOD = %q, %v: cannot find the module root", gomod, err)
+	}
+	bin := filepath.Join(t.TempDir(), "einvoice")
+	args := []string{"build", "-o", bin}
+	if raceEnabled() {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/einvoice")...)
+	cmd.Dir = filepath.Dir(gomod)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return bin
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			return true
+		}
+	}
+	return false
+}
+
+// childEnv is the environment of the processes: this one's, without any
+// EINVOICE_* setting, plus the secret key.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "EINVOICE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "EINVOICE_SECRET_KEY="+testSecretKey)
+}
+
+// replica is one `einvoice serve` process.
+type replica struct {
+	name      string
+	URL       string
+	cmd       *exec.Cmd
+	stdout    *syncBuffer
+	stderr    *syncBuffer
+	listening chan string
+	done      chan struct{} // closed once the process has exited and its output is read
+	killed    atomic.Bool   // set just before it is killed: transport errors are expected from then on
+}
+
+// startReplicas starts n serve processes at once on dsn and waits until each
+// listens. They are killed when the test ends.
+func startReplicas(t *testing.T, bin, dsn string, n int, args ...string) []*replica {
+	t.Helper()
+	rs := make([]*replica, 0, n)
+	t.Cleanup(func() { stopReplicas(t, rs) })
+	for i := range n {
+		r := &replica{name: fmt.Sprintf("replica %d", i+1), stdout: &syncBuffer{}, stderr: &syncBuffer{},
+			listening: make(chan string, 1), done: make(chan struct{})}
+		r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
+		r.cmd.Env = childEnv()
+		r.cmd.Stdout = r.stdout
+		pipe, err := r.cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.cmd.Start(); err != nil {
+			t.Fatalf("start %s: %v", r.name, err)
+		}
+		go r.readStderr(pipe)
+		rs = append(rs, r)
+	}
+	for _, r := range rs {
+		select {
+		case addr := <-r.listening:
+			r.URL = "http://" + addr
+		case <-r.done:
+			t.Fatalf("%s exited before listening (%v):\n%s", r.name, r.cmd.ProcessState, r.tail())
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s did not listen within 60s:\n%s", r.name, r.tail())
+		}
+	}
+	return rs
+}
+
+// readStderr keeps the process's log, finds its "listening" line, and
+// reaps the process once its stderr closes.
+func (r *replica) readStderr(pipe io.Reader) {
+	br := bufio.NewReader(pipe)
+	found := false
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			_, _ = r.stderr.Write(line)
+			var rec struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if !found && json.Unmarshal(line, &rec) == nil && rec.Msg == "listening" && rec.Addr != "" {
+				found = true
+				r.listening <- rec.Addr
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	_ = r.cmd.Wait()
+	close(r.done)
+}
+
+// kill ends the process with SIGKILL (no graceful shutdown) and waits for it.
+func (r *replica) kill(t *testing.T) {
+	t.Helper()
+	r.killed.Store(true)
+	select {
+	case <-r.done:
+		return
+	default:
+	}
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Errorf("kill %s: %v", r.name, err)
+	}
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+		t.Errorf("%s did not exit within 30s of SIGKILL", r.name)
+	}
+}
+
+// tail is the end of the process's log.
+func (r *replica) tail() string {
+	s := r.stderr.String()
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stopReplicas kills every process, checks their logs and that exactly one
+// printed a demo key, and shows the end of each log when the test failed.
+func stopReplicas(t *testing.T, rs []*replica) {
+	for _, r := range rs {
+		r.kill(t)
+	}
+	if len(rs) == 0 {
+		return
+	}
+	var printed []string // "replica N: key"
+	for _, r := range rs {
+		seen := map[string]bool{}
+		for _, k := range demoKey.FindAllString(r.stdout.String(), -1) {
+			if !seen[k] { // the key is shown, then used in a curl line
+				seen[k] = true
+				printed = append(printed, r.name+": "+k[:8]+"...")
+			}
+		}
+		if log := r.stderr.String(); strings.Contains(log, "panic") || strings.Contains(log, "DATA RACE") {
+			i := max(strings.Index(log, "panic"), strings.Index(log, "DATA RACE"))
+			t.Errorf("%s logged a panic or a data race:\n%.4000s", r.name, log[max(0, i-200):])
+		}
+	}
+	if len(printed) != 1 {
+		t.Errorf("demo keys printed: %v, want exactly one key printed by exactly one process", printed)
+	}
+	if t.Failed() {
+		for _, r := range rs {
+			t.Logf("--- end of the log of %s (%s, %v):\n%s", r.name, r.URL, r.cmd.ProcessState, r.tail())
+		}
+	}
+}
+
+var demoTenantID = regexp.MustCompile(`\(id ([0-9a-f-]{36})\)`)
+
+// replicasDemoKey waits for the demo key that one of the processes printed
+// and returns it with the demo tenant's id.
+func replicasDemoKey(t *testing.T, rs []*replica) (key, tenantID string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, r := range rs {
+			out := r.stdout.String()
+			if k := demoKey.FindString(out); k != "" {
+				if m := demoTenantID.FindStringSubmatch(out); m != nil {
+					return k, m[1]
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process printed a demo key and tenant id within 10s of listening")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkStartedOnce checks that the migrations ran once (each version was
+// applied by exactly one process and is recorded once) and that the demo
+// tenant and its key were created once.
+func checkStartedOnce(t *testing.T, rs []*replica, dsn string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "sqlstore", "migrations", "postgres", "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("migrations of PostgreSQL: %v %v", files, err)
+	}
+	applied := map[int64][]string{} // version -> processes that applied it
+	for _, r := range rs {
+		for line := range strings.SplitSeq(r.stderr.String(), "\n") {
+			var rec struct {
+				Msg     string `json:"msg"`
+				Version int64  `json:"version"`
+			}
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "migration applied" {
+				applied[rec.Version] = append(applied[rec.Version], r.name)
+			}
+		}
+	}
+	if len(applied) != len(files) {
+		t.Errorf("%d migrations applied (%v), want the %d of %s", len(applied), applied, len(files), filepath.Dir(files[0]))
+	}
+	for v, by := range applied {
+		if len(by) != 1 {
+			t.Errorf("migration %d applied by %v, want by one process", v, by)
+		}
+	}
+	db := openDB(t, dsn)
+	rows, err := db.Query(`SELECT version_id, COUNT(*) FROM goose_db_version GROUP BY version_id ORDER BY version_id`)
+	if err != nil {
+		t.Fatalf("goose table: %v", err)
+	}
+	defer rows.Close()
+	versions := 0
+	for rows.Next() {
+		var v, n int64
+		if err := rows.Scan(&v, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Errorf("goose_db_version holds version %d %d times, want once", v, n)
+		}
+		if v > 0 {
+			versions++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if versions != len(files) {
+		t.Errorf("goose_db_version holds %d versions, want %d", versions, len(files))
+	}
+	var tenants, keys int
+	if err := db.QueryRow(`SELECT (SELECT COUNT(*) FROM tenants), (SELECT COUNT(*) FROM api_keys)`).Scan(&tenants, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if tenants != 1 || keys != 1 {
+		t.Errorf("after three first starts: %d tenants and %d API keys, want the demo tenant and its key once", tenants, keys)
+	}
+}
+
+// openDB opens the shared database, closed after the test.
+func openDB(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(2)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// rclient talks to one replica with one key. Unlike client it never stops
+// the test, so that goroutines can use it and a killed replica's failures
+// can be told apart; every answer is checked against the OpenAPI document.
+type rclient struct {
+	t    *testing.T
+	r    *replica
+	key  string
+	http *http.Client
+}
+
+func newRClients(t *testing.T, rs []*replica, key string) []*rclient {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 16
+	t.Cleanup(base.CloseIdleConnections)
+	hc := &http.Client{Transport: contract(t).Transport(t, base), Timeout: 30 * time.Second}
+	cs := make([]*rclient, len(rs))
+	for i, r := range rs {
+		cs[i] = &rclient{t: t, r: r, key: key, http: hc}
+	}
+	return cs
+}
+
+// try sends a request and returns the decoded answer, or the transport
+// error.
+func (c *rclient) try(method, path string, body any) (*response, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.r.URL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	r := &response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			c.t.Errorf("%s %s on %s: response is not a JSON object: %v\n%s", method, path, c.r.name, err, raw)
+		}
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		c.t.Errorf("%s %s on %s: no X-Request-Id", method, path, c.r.name)
+	}
+	return r, nil
+}
+
+// answer describes an exchange for a failure message.
+func answer(r *response, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%d %s", r.Status, r.Raw)
+}
+
+// tally counts what the clients saw: answers per status, 5xx answers and
+// transport errors (except from a replica after it was killed).
+type tally struct {
+	mu       sync.Mutex
+	statuses map[string]int // "replica N: 202" -> count
+	problems []string
+	expected int // transport errors of the killed replica
+}
+
+func newTally() *tally { return &tally{statuses: map[string]int{}} }
+
+// record notes one exchange; it reports whether there was an answer.
+func (tl *tally) record(c *rclient, method, path string, r *response, err error) bool {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	switch {
+	case err != nil && c.r.killed.Load():
+		tl.expected++
+		return false
+	case err != nil:
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: transport error: %v", method, path, c.r.name, err))
+		return false
+	}
+	tl.statuses[fmt.Sprintf("%s: %d", c.r.name, r.Status)]++
+	if r.Status >= 500 {
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: %d %s", method, path, c.r.name, r.Status, r.Raw))
+	}
+	return true
+}
+
+func (tl *tally) expectedErrors() int {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.expected
+}
+
+func (tl *tally) check(t *testing.T) {
+	t.Helper()
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for _, p := range tl.problems {
+		t.Errorf("a client saw %s", p)
+	}
+}
+
+// must sends a request from the test goroutine and stops the test unless
+// it is answered with status.
+func (c *rclient) must(tl *tally, method, path string, body any, status int) *response {
+	c.t.Helper()
+	r, err := c.try(method, path, body)
+	if !tl.record(c, method, path, r, err) {
+		c.t.Fatalf("%s %s on %s: %v", method, path, c.r.name, err)
+	}
+	if r.Status != status {
+		c.t.Fatalf("%s %s on %s: %d, want %d: %s", method, path, c.r.name, r.Status, status, r.Raw)
+	}
+	return r
+}
+
+// testRateLimitAcrossThree: a key gets its limit across the three replicas,
+// even when its requests arrive at all three at once; another key, created
+// with the admin command, has its own window.
+func testRateLimitAcrossThree(t *testing.T, rs []*replica, key, dsn, bin string) {
+	cs := newRClients(t, rs, key)
+	tl := newTally()
+	var ok, limited atomic.Int32
+	var mu sync.Mutex
+	var beyondWindow []string // 429s whose Retry-After exceeds the 60 s window
+	var wg sync.WaitGroup
+	for i := range 45 {
+		c := cs[i%len(cs)]
+		wg.Go(func() {
+			r, err := c.try("GET", "/api/v1/states", nil)
+			if !tl.record(c, "GET", "/api/v1/states", r, err) {
+				return
+			}
+			switch r.Status {
+			case 200:
+				ok.Add(1)
+			case 429:
+				limited.Add(1)
+				ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
+				if err != nil || ra < 1 || r.errorCode() != "RATE_LIMIT_EXCEEDED" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+					t.Errorf("429 on %s: Retry-After %q, X-RateLimit-Remaining %q, %s; want at least 1 second, 0, RATE_LIMIT_EXCEEDED",
+						c.r.name, r.Header.Get("Retry-After"), r.Header.Get("X-RateLimit-Remaining"), r.Raw)
+				}
+				if ra > 60 {
+					mu.Lock()
+					beyondWindow = append(beyondWindow, fmt.Sprintf("Retry-After %d on %s", ra, c.r.name))
+					mu.Unlock()
+				}
+			default:
+				t.Errorf("GET /api/v1/states on %s: %d %s", c.r.name, r.Status, r.Raw)
+			}
+		})
+	}
+	wg.Wait()
+	tl.check(t)
+	if ok.Load() != 30 || limited.Load() != 15 {
+		t.Errorf("45 requests of one key over three replicas (--rate-limit 30): %d allowed, %d limited (%v); want 30 and 15",
+			ok.Load(), limited.Load(), tl.statuses)
+	}
+
+	// A second key of the tenant, made by the admin command of the binary,
+	// counts in its own window.
+	_, tenantID := replicasDemoKey(t, rs)
+	cmd := exec.Command(bin, "key", "create", "--tenant", tenantID, "--db", dsn)
+	cmd.Env = childEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	second := strings.TrimSpace(string(out))
+	if err != nil || !demoKey.MatchString(second) {
+		t.Fatalf("einvoice key create: %v %q %s", err, out, stderr.String())
+	}
+	for _, c := range newRClients(t, rs, second) {
+		r := c.must(tl, "GET", "/api/v1/states", nil, 200)
+		if r.Header.Get("X-RateLimit-Limit") != "30" {
+			t.Errorf("X-RateLimit-Limit = %q, want 30", r.Header.Get("X-RateLimit-Limit"))
+		}
+	}
+	cs[0].must(tl, "GET", "/api/v1/states", nil, 429)
+
+	// A 429 never asks for more than the window (60 s), although replicas'
+	// clocks differ and concurrent first requests race to open it.
+	if len(beyondWindow) > 0 {
+		t.Errorf("Retry-After beyond the 60 s window: %v", beyondWindow)
+	}
+}
+
+// replicaDoc is one invoice of the submit test.
+type replicaDoc struct {
+	id, serial string
+	answered   atomic.Bool // a submit of it was answered (not lost with the killed replica)
+}
+
+// testSubmitAndKill: documents created, validated and submitted through the
+// three replicas, with the authority slow on one of them, which is killed
+// while it works; all end Valid, each sent exactly once.
+func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
+	cs := newRClients(t, rs, key)
+	tl := newTally()
+	defer tl.check(t)
+	db := openDB(t, dsn)
+	victim := rs[2]
+	survivors := cs[:2]
+
+	cs[1].must(tl, "PUT", "/api/v1/profile", sampleProfile(), 200)
+	buyer := cs[2].must(tl, "POST", "/api/v1/buyers", sampleBuyer(), 201).data()
+	if buyer["isReady"] != true {
+		t.Fatalf("buyer not ready: %v", buyer)
+	}
+	buyerID := str(buyer["id"])
+
+	// 60 invoices, created round robin over the three and validated by the
+	// next one.
+	const n = 60
+	docs := make([]*replicaDoc, n)
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Go(func() {
+			for i := w; i < n; i += 6 {
+				serial := fmt.Sprintf("INV-REPL-%03d", i)
+				body := singleLineBody(serial)
+				body["buyerId"] = buyerID
+				c := cs[i%3]
+				r, err := c.try("POST", "/api/v1/invoices", body)
+				if !tl.record(c, "POST", "/api/v1/invoices", r, err) || r.Status != 201 {
+					t.Errorf("create %s on %s: %s", serial, c.r.name, answer(r, err))
+					return
+				}
+				id := str(r.data()["id"])
+				v := cs[(i+1)%3]
+				r, err = v.try("POST", "/api/v1/documents/"+id+"/validate", nil)
+				if !tl.record(v, "POST", "validate", r, err) || r.Status != 200 || r.data()["status"] != "ready" {
+					t.Errorf("validate %s on %s: %s", serial, v.r.name, answer(r, err))
+					return
+				}
+				docs[i] = &replicaDoc{id: id, serial: serial}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// The authority, as reached by the victim, answers half of its submits
+	// after 4 s: past the 2 s wait, so those submits answer 202 and their
+	// outcome is left to the workers.
+	postFault(t, victim, map[string]any{"endpoint": "submit", "kind": "delay", "share": 0.5, "delay": "4s"})
+
+	// The first 36 are submitted one by one through replica i%3 (three at a
+	// time per replica), the other 24 in three bulk submits of 8, one
+	// through each replica; all at once.
+	var victim202, victimInFlight, answered202, pendingBulk atomic.Int32
+	start := time.Now()
+	var subs sync.WaitGroup
+	for p := range 3 {
+		c := cs[p]
+		queue := make(chan *replicaDoc)
+		for range 3 {
+			subs.Go(func() {
+				for d := range queue {
+					if c.r == victim {
+						victimInFlight.Add(1)
+					}
+					r, err := c.try("POST", "/api/v1/documents/"+d.id+"/submit", nil)
+					if c.r == victim {
+						victimInFlight.Add(-1)
+					}
+					if !tl.record(c, "POST", "submit", r, err) {
+						continue
+					}
+					d.answered.Store(true)
+					switch {
+					case r.Status == 200 && r.data()["status"] == "Submitted" && len(str(r.data()["document_uuid"])) == 26:
+					case r.Status == 202 && r.data()["status"] == "submitting":
+						answered202.Add(1)
+						if c.r == victim {
+							victim202.Add(1)
+						}
+					default:
+						t.Errorf("submit %s on %s: %d %s", d.serial, c.r.name, r.Status, r.Raw)
+					}
+				}
+			})
+		}
+		subs.Go(func() {
+			defer close(queue)
+			for i := p; i < 36; i += 3 {
+				if c.r.killed.Load() {
+					return // lost with the replica: sent again below
+				}
+				queue <- docs[i]
+			}
+		})
+		var bulk []*replicaDoc
+		for i := 36 + p; i < n; i += 3 {
+			bulk = append(bulk, docs[i])
+		}
+		subs.Go(func() {
+			if c.r == victim {
+				victimInFlight.Add(1)
+				defer victimInFlight.Add(-1)
+			}
+			res := submitBulk(t, tl, c, bulk)
+			if c.r == victim && res != nil {
+				victim202.Add(int32(len(res.Pending)))
+			}
+			if res != nil {
+				pendingBulk.Add(int32(len(res.Pending)))
+			}
+		})
+	}
+
+	// Kill the victim while it works: once three of its documents were left
+	// to the workers (202, or pending in a bulk answer) and another request
+	// of it is under way (or after 15 s).
+	killDeadline := time.Now().Add(15 * time.Second)
+	for !(victim202.Load() >= 3 && victimInFlight.Load() > 0) && time.Now().Before(killDeadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	inFlightAtKill := victimInFlight.Load()
+	victim.kill(t)
+	killedAt := time.Now()
+	var leased int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM submission_jobs WHERE state = 'pending' AND lease_until > $1`,
+		killedAt.UnixMicro()).Scan(&leased); err != nil {
+		t.Fatalf("submission_jobs: %v", err)
+	}
+	t.Logf("killed %s %s after the first submit, with %d of its documents left to the workers and %d of its requests under way; %d jobs leased (by any replica) at the kill",
+		victim.name, killedAt.Sub(start).Round(time.Millisecond), victim202.Load(), inFlightAtKill, leased)
+	subs.Wait()
+
+	// What the killed replica did not answer, a client sends again through
+	// the others (a load balancer's retry): already recorded, it answers
+	// 202 (or 409 once sent); otherwise it is submitted now.
+	var lostBulk []*replicaDoc
+	lost := 0
+	for i, d := range docs {
+		if d.answered.Load() {
+			continue
+		}
+		lost++
+		if i >= 36 {
+			lostBulk = append(lostBulk, d)
+			continue
+		}
+		c := survivors[i%2]
+		r, err := c.try("POST", "/api/v1/documents/"+d.id+"/submit", nil)
+		if !tl.record(c, "POST", "submit", r, err) {
+			continue
+		}
+		switch {
+		case r.Status == 200 || r.Status == 202:
+		case r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED":
+		default:
+			t.Errorf("submit %s again on %s: %d %s", d.serial, c.r.name, r.Status, r.Raw)
+		}
+	}
+	if len(lostBulk) > 0 {
+		submitBulk(t, tl, survivors[1], lostBulk)
+	}
+	t.Logf("single submits answered 202: %d, documents pending in bulk answers: %d; %d documents submitted again after the kill; %d transport errors from %s after it was killed",
+		answered202.Load(), pendingBulk.Load(), lost, tl.expectedErrors(), victim.name)
+
+	// Every document ends Valid: wait (bounded) through the survivors. The
+	// list (which asks the authority nothing) tells how many are Valid; a
+	// few statuses per round are asked too (each asks the authority, whose
+	// rate limits are shared by the replicas).
+	valid := map[string]bool{}
+	deadline := killedAt.Add(90 * time.Second)
+	for round := 0; ; round++ {
+		c := survivors[round%2]
+		r, err := c.try("GET", "/api/v1/invoices?status=Valid&per_page=1", nil)
+		total := -1
+		if tl.record(c, "GET", "/api/v1/invoices", r, err) && r.Status == 200 {
+			if m, ok := r.Body["meta"].(map[string]any); ok {
+				if f, ok := m["total"].(float64); ok {
+					total = int(f)
+				}
+			}
+		}
+		if total == n {
+			break
+		}
+		asked := 0
+		for i := range n {
+			d := docs[(round*2+i)%n]
+			if valid[d.id] {
+				continue
+			}
+			r, err := c.try("GET", "/api/v1/documents/"+d.id+"/status", nil)
+			if tl.record(c, "GET", "status", r, err) && r.Status == 200 && r.data()["status"] == "Valid" {
+				valid[d.id] = true
+			}
+			if asked++; asked == 2 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d of %d documents Valid %s after the kill", total, n, time.Since(killedAt).Round(time.Second))
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("all documents Valid %s after the kill (%s after the first submit)",
+		time.Since(killedAt).Round(100*time.Millisecond), time.Since(start).Round(100*time.Millisecond))
+
+	// Each one's status and history, through the survivors: one way from
+	// draft to Valid, whoever took each step.
+	stale := 0
+	linkClient := &http.Client{Timeout: 30 * time.Second}
+	for i, d := range docs {
+		c := survivors[i%2]
+		r, err := c.try("GET", "/api/v1/documents/"+d.id+"/status", nil)
+		if !tl.record(c, "GET", "status", r, err) || r.Status != 200 {
+			t.Errorf("status of %s on %s: %s", d.serial, c.r.name, answer(r, err))
+			continue
+		}
+		st := r.data()
+		if st["status"] != "Valid" {
+			t.Errorf("%s is %v, want Valid: %s", d.serial, st["status"], r.Raw)
+			continue
+		}
+		wantValid(t, d.serial, st)
+		if link := str(st["validation_url"]); !strings.HasPrefix(link, c.r.URL+"/sandbox/portal/") {
+			t.Errorf("%s: validation_url %q, want the portal of the built-in sandbox of %s", d.serial, link, c.r.name)
+		} else if resp, err := linkClient.Get(link); err != nil || resp.StatusCode != 200 {
+			t.Errorf("%s: GET %s: %v %v", d.serial, link, resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		if st["stale"] == true {
+			stale++
+		}
+		c = survivors[(i+1)%2]
+		r, err = c.try("GET", "/api/v1/invoices/"+d.id, nil)
+		if !tl.record(c, "GET", "invoice", r, err) || r.Status != 200 {
+			t.Errorf("GET %s on %s: %s", d.serial, c.r.name, answer(r, err))
+			continue
+		}
+		var steps []string
+		hist, _ := r.data()["history"].([]any)
+		for _, e := range hist {
+			ev, _ := e.(map[string]any)
+			steps = append(steps, str(ev["status"]))
+		}
+		if got := strings.Join(steps, ","); got != "draft,ready,submitting,Submitted,Valid" {
+			t.Errorf("%s: history %s, want draft,ready,submitting,Submitted,Valid: %v", d.serial, got, hist)
+		}
+	}
+	if stale > 0 {
+		t.Logf("%d of the last status answers were stale (the authority could not be asked)", stale)
+	}
+
+	// The authority received each document exactly once, and nothing else.
+	serials := make([]string, n)
+	for i, d := range docs {
+		serials[i] = d.serial
+	}
+	for _, c := range survivors {
+		st := replicaStats(t, c.r)
+		st.sentOnce(t, serials...)
+		if st.Documents != n {
+			t.Errorf("the sandbox (through %s) holds %d documents, want %d", c.r.name, st.Documents, n)
+		}
+	}
+
+	// The outbox: one job per document, no submit job left, no lease held
+	// longer than a lease, and (soon) every job done.
+	checkOutbox(t, db, n)
+
+	found, resent := 0, 0
+	for _, r := range rs[:2] {
+		found += strings.Count(r.stderr.String(), "unknown outcome settled: the authority has the document")
+		resent += strings.Count(r.stderr.String(), "unknown outcome settled: the authority does not have the document")
+	}
+	t.Logf("answers: %v; unknown outcomes settled by the survivors: %d found at the authority, %d sent again", tl.statuses, found, resent)
+}
+
+// checkOutbox looks at submission_jobs in the shared database: one job per
+// document, no submit job left pending, no lease held longer than a lease
+// (a dead owner's leases expire), and every job done within a bound.
+func checkOutbox(t *testing.T, db *sql.DB, n int) {
+	t.Helper()
+	count := func(now time.Time) (total, submitPending, pending, overLeased int) {
+		err := db.QueryRow(`SELECT COUNT(*),
+				COUNT(*) FILTER (WHERE kind = 'submit' AND state = 'pending'),
+				COUNT(*) FILTER (WHERE state = 'pending'),
+				COUNT(*) FILTER (WHERE lease_until > $1)
+			FROM submission_jobs`, now.Add(replicaLease).UnixMicro()).Scan(&total, &submitPending, &pending, &overLeased)
+		if err != nil {
+			t.Fatalf("submission_jobs: %v", err)
+		}
+		return
+	}
+	total, submitPending, _, overLeased := count(time.Now())
+	if total != n {
+		t.Errorf("submission_jobs holds %d jobs, want one per document (%d)", total, n)
+	}
+	if submitPending > 0 {
+		t.Errorf("%d submit jobs still pending although every document is Valid", submitPending)
+	}
+	if overLeased > 0 {
+		t.Errorf("%d jobs leased for longer than a lease (%s)", overLeased, replicaLease)
+	}
+	// Poll jobs of documents found Valid by a status request close when a
+	// worker next takes them.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		now := time.Now()
+		_, _, pending, _ := count(now)
+		if pending == 0 {
+			break
+		}
+		if now.After(deadline) {
+			rows, err := db.Query(`SELECT kind, attempts, lease_until, next_attempt_at, last_error FROM submission_jobs WHERE state = 'pending'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			for rows.Next() {
+				var kind, lastErr string
+				var attempts int
+				var lease, next int64
+				if err := rows.Scan(&kind, &attempts, &lease, &next, &lastErr); err != nil {
+					t.Fatal(err)
+				}
+				left = append(left, fmt.Sprintf("%s: %d attempts, lease until now%+v, next attempt now%+v, last error %q", kind, attempts,
+					time.UnixMicro(lease).Sub(now).Round(time.Second), time.UnixMicro(next).Sub(now).Round(time.Second), lastErr))
+			}
+			rows.Close()
+			t.Errorf("%d jobs still pending 30s after every document was Valid: %v", pending, left)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	rows, err := db.Query(`SELECT kind, state, COUNT(*) FROM submission_jobs GROUP BY kind, state ORDER BY kind, state`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var kinds []string
+	for rows.Next() {
+		var kind, state string
+		var c int
+		if err := rows.Scan(&kind, &state, &c); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, fmt.Sprintf("%s/%s: %d", kind, state, c))
+	}
+	t.Logf("submission_jobs: %v", kinds)
+}
+
+// submitBulk submits docs in one bulk request; every one must be accepted
+// or pending (or, sent again, already submitted). It returns nil when the
+// replica did not answer.
+func submitBulk(t *testing.T, tl *tally, c *rclient, docs []*replicaDoc) *bulkAnswer {
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.id
+	}
+	r, err := c.try("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": ids})
+	if !tl.record(c, "POST", "submit-bulk", r, err) {
+		return nil
+	}
+	var res bulkAnswer
+	if r.Status != 200 || json.Unmarshal(r.Raw, &struct {
+		Data *bulkAnswer `json:"data"`
+	}{&res}) != nil {
+		t.Errorf("bulk submit on %s: %d %s", c.r.name, r.Status, r.Raw)
+		return nil
+	}
+	for _, d := range docs {
+		d.answered.Store(true)
+	}
+	if len(res.Accepted)+len(res.Pending)+len(res.Rejected) != len(docs) {
+		t.Errorf("bulk submit of %d on %s: %s", len(docs), c.r.name, r.Raw)
+	}
+	for _, rej := range res.Rejected {
+		if rej.ErrorCode != "DOCUMENT_ALREADY_SUBMITTED" {
+			t.Errorf("bulk submit on %s rejected %s: %s %s", c.r.name, rej.ID, rej.ErrorCode, rej.Message)
+		}
+	}
+	return &res
+}
+
+// bulkAnswer is the data of a bulk submit.
+type bulkAnswer struct {
+	SubmissionUIDs []string `json:"submission_uids"`
+	Accepted       []struct {
+		ID string `json:"id"`
+	} `json:"accepted"`
+	Rejected []struct {
+		ID        string `json:"id"`
+		ErrorCode string `json:"error_code"`
+		Message   string `json:"message"`
+	} `json:"rejected"`
+	Pending []struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	} `json:"pending"`
+}
+
+// postFault switches a fault of one replica's sandbox on.
+func postFault(t *testing.T, r *replica, f map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(f)
+	resp, err := http.Post(r.URL+"/sandbox/sandbox/faults", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("sandbox fault on %s: %v", r.name, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("sandbox fault %v on %s: HTTP %d", f, r.name, resp.StatusCode)
+	}
+}
+
+// replicaStats reads the sandbox's counts (from the shared database) through
+// one replica.
+func replicaStats(t *testing.T, r *replica) sandboxStats {
+	t.Helper()
+	hc := &http.Client{Timeout: 30 * time.Second}
+	resp, err := hc.Get(r.URL + "/sandbox/sandbox/stats")
+	if err != nil {
+		t.Fatalf("sandbox stats on %s: %v", r.name, err)
+	}
+	defer resp.Body.Close()
+	var st sandboxStats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("sandbox stats on %s: %d %v", r.name, resp.StatusCode, err)
+	}
+	return st
+}

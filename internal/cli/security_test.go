@@ -1,0 +1,1452 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"github.com/einvoice/einvoice/internal/apidoc"
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/myinvois"
+	"github.com/einvoice/einvoice/internal/secretbox"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/testcert"
+)
+
+// The TestSecurity... tests answer the OWASP API Security Top 10 (2023), item
+// by item; docs/security.md says what each one proves, what no test can
+// prove, and lists the open findings, whose tests are skipped naming them.
+// Operation lists come from the OpenAPI document, so that a new operation is
+// covered (or the test says it has no case for it).
+
+// secOp is one operation of the OpenAPI document.
+type secOp struct {
+	Method, Path string
+	// Body is the request body's schema (its name under components.schemas),
+	// "" when the operation takes no body.
+	Body string
+	// PerPage tells that the operation takes the per_page parameter.
+	PerPage bool
+}
+
+func (o secOp) String() string { return o.Method + " " + o.Path }
+
+// api tells an authenticated operation (under /api/v1).
+func (o secOp) api() bool { return strings.HasPrefix(o.Path, "/api/v1/") }
+
+func (o secOp) hasID() bool { return strings.Contains(o.Path, "{id}") }
+
+// at is the operation's path with id in place of {id}.
+func (o secOp) at(id string) string { return strings.ReplaceAll(o.Path, "{id}", id) }
+
+// secOps reads every operation of the OpenAPI document, sorted.
+func secOps(t *testing.T) []secOp {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(apidoc.JSON(), &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	var ops []secOp
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			switch method {
+			case "get", "put", "post", "delete", "patch", "head", "options", "trace":
+			default:
+				continue // parameters, summary...
+			}
+			var op struct {
+				RequestBody *struct {
+					Content map[string]struct {
+						Schema struct {
+							Ref string `json:"$ref"`
+						} `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+				Parameters []struct {
+					Ref  string `json:"$ref"`
+					Name string `json:"name"`
+				} `json:"parameters"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("openapi.json %s %s: %v", method, path, err)
+			}
+			o := secOp{Method: strings.ToUpper(method), Path: path}
+			if op.RequestBody != nil {
+				o.Body = "?"
+				if c, ok := op.RequestBody.Content["application/json"]; ok {
+					o.Body = strings.TrimPrefix(c.Schema.Ref, "#/components/schemas/")
+				}
+			}
+			for _, p := range op.Parameters {
+				if p.Name == "per_page" || strings.HasSuffix(p.Ref, "/PerPage") {
+					o.PerPage = true
+				}
+			}
+			ops = append(ops, o)
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i].String() < ops[j].String() })
+	if len(ops) < 20 {
+		t.Fatalf("openapi.json has %d operations: not the service's document", len(ops))
+	}
+	return ops
+}
+
+// secIDResource tells what an {id} path names and the error code of its
+// absence; ok is false for a path no case knows.
+func secIDResource(path string) (resource, notFound string, ok bool) {
+	switch {
+	case strings.HasPrefix(path, "/api/v1/buyers/{id}"):
+		return "buyer", "BUYER_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/on-behalf-sellers/{id}"):
+		return "seller", "SELLER_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/invoices/{id}"), strings.HasPrefix(path, "/api/v1/documents/{id}/"):
+		return "document", "DOCUMENT_NOT_FOUND", true
+	}
+	return "", "", false
+}
+
+// secOwned names objects of one tenant that request bodies refer to.
+type secOwned struct{ buyer, seller, doc string }
+
+var secSerials atomic.Int64
+
+// secRequestBody returns a body for op that would succeed for the tenant owning
+// o's objects, so that a refusal is the authorization's doing. It fails the
+// test for a body schema no case knows.
+func secRequestBody(t *testing.T, op secOp, o secOwned) any {
+	t.Helper()
+	serial := fmt.Sprintf("SEC-BODY-%d", secSerials.Add(1))
+	switch op.Body {
+	case "":
+		return nil
+	case "BuyerInput":
+		return sampleBuyer()
+	case "OnBehalfSellerInput":
+		return sampleSeller()
+	case "ProfileInput":
+		p := sampleProfile()
+		p["name"] = "Changed by " + serial
+		return p
+	case "BulkRequest":
+		return map[string]any{"document_ids": []string{o.doc}}
+	case "CancelRequest":
+		return map[string]any{"reason": "Security test"}
+	case "DocumentInput":
+		info := einvoice.Kinds[0] // PUT /invoices/{id}: the documents of these tests are invoices
+		for _, k := range einvoice.Kinds {
+			if "/api/v1"+k.Path == op.Path {
+				info = k
+			}
+		}
+		body := singleLineBody(serial)
+		switch {
+		case info.SelfBilled:
+			body["onBehalfSellerId"] = o.seller
+		case info.Consolidated:
+		default:
+			body["buyerId"] = o.buyer
+		}
+		if info.Note {
+			body["documentReferences"] = []any{map[string]any{"referenceNumber": "NA", "uuid": "NA"}}
+			body["isPreEinvoicing"] = true
+		}
+		return body
+	}
+	t.Errorf("%s takes a %q body, and no case of secRequestBody makes one: add it", op, op.Body)
+	return nil
+}
+
+// secKey creates an API key for the tenant with the admin command.
+func secKey(t *testing.T, dsn, tenantID string, args ...string) string {
+	t.Helper()
+	code, out, errOut := cli(t, dsn, append([]string{"key", "create", "--tenant", tenantID}, args...)...)
+	key := strings.TrimSpace(out)
+	if code != 0 || !demoKey.MatchString(key) {
+		t.Fatalf("key create: %d %q %s", code, out, errOut)
+	}
+	return key
+}
+
+// secTenant creates a tenant and a read-write key for it.
+func secTenant(t *testing.T, dsn, name, tin string) (tenantID, key string) {
+	t.Helper()
+	code, out, errOut := cli(t, dsn, "tenant", "create", "--name", name, "--tin", tin)
+	if code != 0 {
+		t.Fatalf("tenant create: %d %s", code, errOut)
+	}
+	tenantID = strings.TrimSpace(out)
+	return tenantID, secKey(t, dsn, tenantID)
+}
+
+// secRevokeKey revokes a key, found in `key list` by its prefix.
+func secRevokeKey(t *testing.T, dsn, tenantID, key string) {
+	t.Helper()
+	_, out, _ := cli(t, dsn, "key", "list", "--tenant", tenantID)
+	prefix := key[:len(einvoice.APIKeyPrefix)+8] + "..."
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == prefix {
+			if code, _, errOut := cli(t, dsn, "key", "revoke", f[0]); code != 0 {
+				t.Fatalf("key revoke: %s", errOut)
+			}
+			return
+		}
+	}
+	t.Fatalf("key %s is not in the key list:\n%s", prefix, out)
+}
+
+// secFixture is a running service whose tenant A (the demo tenant) has a
+// buyer, an on-behalf seller and documents in several states.
+type secFixture struct {
+	svc     *service
+	a       *client
+	tenantA string
+	buyer   string
+	seller  string
+	draft   string // a draft invoice
+	ready   string // validated, not submitted
+	valid   string // submitted through the built-in sandbox, Valid
+}
+
+func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
+	t.Helper()
+	svc := startService(t, dsn, append([]string{"--rate-limit", "100000", "--sandbox-delay", "0"}, args...)...)
+	a := svc.client(t, svc.DemoKey)
+	f := &secFixture{svc: svc, a: a}
+	f.tenantA = str(a.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "").data()["id"])
+	f.buyer = str(a.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+	f.seller = str(a.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()["id"])
+	draft := singleLineBody("SEC-DRAFT-1")
+	draft["buyerId"] = f.buyer
+	f.draft = str(a.do("POST", "/api/v1/invoices", draft).want(t, 201, "").data()["id"])
+	f.ready = a.readyInvoice("SEC-READY-1", f.buyer)
+	f.valid = a.readyInvoice("SEC-VALID-1", f.buyer)
+	a.do("POST", "/api/v1/documents/"+f.valid+"/submit", nil).want(t, 200, "")
+	a.waitStatus(f.valid, "Valid", 20*time.Second)
+	return f
+}
+
+func (f *secFixture) ids() []string {
+	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid}
+}
+
+// snapshot is tenant A's objects as its own key reads them.
+func (f *secFixture) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{"/api/v1/profile", "/api/v1/buyers/" + f.buyer, "/api/v1/on-behalf-sellers/" + f.seller,
+		"/api/v1/invoices/" + f.draft, "/api/v1/invoices/" + f.ready, "/api/v1/invoices/" + f.valid,
+		"/api/v1/buyers?per_page=100", "/api/v1/on-behalf-sellers?per_page=100", "/api/v1/invoices?per_page=100"} {
+		out[p] = string(f.a.do("GET", p, nil).want(t, 200, "").Raw)
+	}
+	return out
+}
+
+func secSameSnapshot(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for p, b := range before {
+		if after[p] != b {
+			t.Errorf("%s changed GET %s:\nbefore %s\nafter  %s", what, p, b, after[p])
+		}
+	}
+}
+
+// TestSecurityObjectLevelAuthorization (API1): tenant B's key, given tenant
+// A's ids, gets the resource's 404 from every {id} operation of the OpenAPI
+// document and changes nothing; B's lists never show A's objects; bulk
+// submit rejects A's ids as unknown; B's bodies cannot name A's parties.
+func TestSecurityObjectLevelAuthorization(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newSecFixture(t, dsn)
+		_, keyB := secTenant(t, dsn, "Other Tenant Sdn. Bhd.", "C1234567890")
+		b := f.svc.client(t, keyB)
+		// B is a working read-write tenant with objects of its own, which
+		// its bodies name: were a check missing, B's requests would succeed.
+		mine := secOwned{
+			buyer:  str(b.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"]),
+			seller: str(b.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()["id"]),
+		}
+		own := singleLineBody("SEC-B-1")
+		own["buyerId"] = mine.buyer
+		mine.doc = str(b.do("POST", "/api/v1/invoices", own).want(t, 201, "").data()["id"])
+		b.do("GET", "/api/v1/invoices/"+mine.doc, nil).want(t, 200, "")
+
+		before := f.snapshot(t)
+		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid}}
+		calls := 0
+		for _, op := range secOps(t) {
+			if !op.hasID() {
+				continue
+			}
+			res, notFound, ok := secIDResource(op.Path)
+			if !ok {
+				t.Errorf("%s takes an {id}, and no case of this test knows what it names: add it to secIDResource", op)
+				continue
+			}
+			for _, id := range targets[res] {
+				r := b.do(op.Method, op.at(id), secRequestBody(t, op, mine))
+				if r.Status != 404 || r.errorCode() != notFound {
+					t.Errorf("tenant B: %s with A's %s %s = %d %q, want 404 %s: %.300s", op, res, id, r.Status, r.errorCode(), notFound, r.Raw)
+				}
+				calls++
+			}
+		}
+		if calls < 20 {
+			t.Errorf("only %d cross-tenant calls: the document's {id} operations were not found", calls)
+		}
+
+		// Lists, searches and filters of B never show A's objects.
+		lists := []string{"/api/v1/buyers?search=Buyer", "/api/v1/buyers?search=C20880050010",
+			"/api/v1/on-behalf-sellers?search=IG21136626090", "/api/v1/invoices?search=SEC-",
+			"/api/v1/invoices?status=draft", "/api/v1/invoices?status=ready", "/api/v1/invoices?status=Valid"}
+		for _, op := range secOps(t) {
+			if op.Method == "GET" && op.PerPage && op.api() {
+				lists = append(lists, op.Path+"?per_page=100")
+			}
+		}
+		for _, p := range lists {
+			r := b.do("GET", p, nil).want(t, 200, "")
+			for _, id := range append(f.ids(), "SEC-DRAFT-1", "SEC-READY-1", "SEC-VALID-1") {
+				if bytes.Contains(r.Raw, []byte(id)) {
+					t.Errorf("tenant B: GET %s shows A's %s: %.300s", p, id, r.Raw)
+				}
+			}
+		}
+
+		// Bulk submit: A's ids are unknown to B, one by one; nothing is sent.
+		res := b.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{f.draft, f.ready, f.valid}}).want(t, 200, "").data()
+		rej, _ := res["rejected"].([]any)
+		if acc, _ := res["accepted"].([]any); len(acc) != 0 || len(rej) != 3 {
+			t.Errorf("tenant B's bulk submit of A's ids: %v, want all 3 rejected", res)
+		}
+		for _, r := range rej {
+			if m := r.(map[string]any); m["error_code"] != "DOCUMENT_NOT_FOUND" {
+				t.Errorf("tenant B's bulk submit of A's id: %v, want DOCUMENT_NOT_FOUND", m)
+			}
+		}
+		if p, _ := res["pending"].([]any); len(p) != 0 {
+			t.Errorf("tenant B's bulk submit left A's documents pending: %v", p)
+		}
+
+		// B's bodies cannot name A's parties.
+		inv := singleLineBody("SEC-B-2")
+		inv["buyerId"] = f.buyer
+		if r := b.do("POST", "/api/v1/invoices", inv).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["buyerId"] == nil {
+			t.Errorf("A's buyer in B's invoice: %s", r.Raw)
+		}
+		if r := b.do("PUT", "/api/v1/invoices/"+mine.doc, inv).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["buyerId"] == nil {
+			t.Errorf("A's buyer in B's PUT: %s", r.Raw)
+		}
+		sb := singleLineBody("SEC-B-3")
+		sb["onBehalfSellerId"] = f.seller
+		if r := b.do("POST", "/api/v1/self-billed-invoices", sb).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["onBehalfSellerId"] == nil {
+			t.Errorf("A's seller in B's self-billed invoice: %s", r.Raw)
+		}
+
+		secSameSnapshot(t, "tenant B's requests", before, f.snapshot(t))
+	})
+}
+
+// TestSecurityAuthentication (API2): every /api/v1 operation answers 401
+// UNAUTHORIZED to a missing header, a wrong scheme, a malformed, unknown or
+// revoked key, and a key in the query string; no key, client secret,
+// private key or access token reaches the service's log (at debug level,
+// through a profile update and a signed submission via the sandbox).
+func TestSecurityAuthentication(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newSecFixture(t, dsn, "--key-cache-ttl", "0", "--log-level", "debug")
+		a := f.a
+		const clientSecret = "sec-client-secret-5b1f0c9e"
+		cert, key := testcert.New(t, "Supplier's Name")
+		prof := sampleProfile()
+		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": "sec-client-1",
+			"clientSecret": clientSecret, "certificatePem": cert, "privateKeyPem": key}
+		a.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
+		// A signed document, through a fresh login with that secret.
+		signed := a.readyInvoice("SEC-SIGNED-1", f.buyer)
+		a.do("POST", "/api/v1/documents/"+signed+"/submit", nil).want(t, 200, "")
+		a.waitStatus(signed, "Valid", 20*time.Second)
+
+		// A key that worked, then revoked (the key cache is off: at once).
+		revoked := secKey(t, dsn, f.tenantA)
+		f.svc.client(t, revoked).do("GET", "/api/v1/profile", nil).want(t, 200, "")
+		secRevokeKey(t, dsn, f.tenantA, revoked)
+
+		unknown := "eik_" + strings.Repeat("A", 43)
+		headers := map[string][]string{
+			"no Authorization":          nil,
+			"Basic scheme":              {"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:"+f.svc.DemoKey))},
+			"valid key, wrong scheme":   {"Authorization", "Token " + f.svc.DemoKey},
+			"valid key, no scheme":      {"Authorization", f.svc.DemoKey},
+			"Bearer without a key":      {"Authorization", "Bearer"},
+			"Bearer, empty key":         {"Authorization", "Bearer "},
+			"not a key":                 {"Authorization", "Bearer not-a-key"},
+			"key prefix only":           {"Authorization", "Bearer eik_"},
+			"valid key plus a byte":     {"Authorization", "Bearer " + f.svc.DemoKey + "x"},
+			"valid key cut short":       {"Authorization", "Bearer " + f.svc.DemoKey[:len(f.svc.DemoKey)-1]},
+			"over-long key":             {"Authorization", "Bearer " + strings.Repeat("eik_", 100)},
+			"unknown well-formed key":   {"Authorization", "Bearer " + unknown},
+			"revoked key":               {"Authorization", "Bearer " + revoked},
+			"two keys":                  {"Authorization", "Bearer " + f.svc.DemoKey + " " + f.svc.DemoKey},
+			"key in X-API-Key, no auth": {"X-API-Key", f.svc.DemoKey},
+		}
+		anon := f.svc.client(t, "")
+		ops := 0
+		for _, op := range secOps(t) {
+			if !op.api() {
+				continue
+			}
+			ops++
+			path := op.at(f.valid)
+			if res, _, _ := secIDResource(op.Path); res == "buyer" {
+				path = op.at(f.buyer)
+			} else if res == "seller" {
+				path = op.at(f.seller)
+			}
+			for name, h := range headers {
+				r := anon.do(op.Method, path, nil, h...)
+				if r.Status != 401 || r.errorCode() != "UNAUTHORIZED" || r.Body["message"] != "Unauthenticated." {
+					t.Errorf("%s, %s = %d %s, want 401 UNAUTHORIZED", op, name, r.Status, r.Raw)
+				}
+				if r.Header.Get("X-RateLimit-Limit") != "" {
+					t.Errorf("%s, %s: a 401 carries a key's rate-limit headers", op, name)
+				}
+			}
+		}
+		if ops < 20 {
+			t.Errorf("only %d /api/v1 operations in the document", ops)
+		}
+		for _, q := range []string{"api_key", "access_token", "key", "token"} {
+			anon.do("GET", "/api/v1/profile?"+q+"="+url.QueryEscape(f.svc.DemoKey), nil).want(t, 401, "UNAUTHORIZED")
+		}
+		// The scheme's case does not matter (RFC 9110); the key still works.
+		anon.do("GET", "/api/v1/profile", nil, "Authorization", "bearer "+f.svc.DemoKey).want(t, 200, "")
+
+		log := f.svc.Stderr.String()
+		if !strings.Contains(log, "myinvois call") || !strings.Contains(log, `route="POST /api/v1/documents/{id}/submit"`) {
+			t.Fatalf("the debug log lacks the authority's calls or the submit: %.2000s", log)
+		}
+		keyLine := strings.Split(strings.TrimSpace(key), "\n")[2] // a line of the private key's base64
+		secrets := map[string]string{"the demo key": f.svc.DemoKey, "the revoked key": revoked, "the unknown key": unknown,
+			"an API key prefix": "eik_", "the client secret": clientSecret, "the private key": keyLine,
+			"a PEM private key": "PRIVATE KEY", "an access token": "access_token", "a bearer token": "Bearer "}
+		for what, s := range secrets {
+			if strings.Contains(log, s) {
+				i := strings.Index(log, s)
+				t.Errorf("the service's log shows %s (%q): ...%s...", what, s, log[max(0, i-200):min(len(log), i+200)])
+			}
+		}
+	})
+}
+
+// TestSecurityFunctionLevelAuthorization (API5): a read-only key gets 403
+// FORBIDDEN from every operation of the OpenAPI document under /api/v1 that
+// is not a GET (with bodies and ids that would succeed for a read-write key)
+// and changes nothing; it gets 200 from every GET.
+func TestSecurityFunctionLevelAuthorization(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newSecFixture(t, dsn)
+		ro := f.svc.client(t, secKey(t, dsn, f.tenantA, "--read-only"))
+		before := f.snapshot(t)
+		// The documents a write key could act on: a draft to change, a
+		// ready one to submit, a Valid one to cancel.
+		docFor := map[string]string{"/api/v1/documents/{id}/submit": f.ready, "/api/v1/documents/{id}/cancel": f.valid}
+		target := func(op secOp, doc string) string {
+			if !op.hasID() {
+				return op.Path
+			}
+			switch res, _, ok := secIDResource(op.Path); {
+			case !ok:
+				t.Errorf("%s takes an {id}, and no case of this test knows what it names: add it to secIDResource", op)
+			case res == "buyer":
+				return op.at(f.buyer)
+			case res == "seller":
+				return op.at(f.seller)
+			case docFor[op.Path] != "":
+				return op.at(docFor[op.Path])
+			}
+			return op.at(doc)
+		}
+		var reads []secOp
+		writes := 0
+		for _, op := range secOps(t) {
+			if !op.api() {
+				continue
+			}
+			if op.Method == "GET" {
+				reads = append(reads, op)
+				continue
+			}
+			r := ro.do(op.Method, target(op, f.draft), secRequestBody(t, op, secOwned{buyer: f.buyer, seller: f.seller, doc: f.ready}))
+			if r.Status != 403 || r.errorCode() != "FORBIDDEN" {
+				t.Errorf("read-only key: %s = %d %.300s, want 403 FORBIDDEN", op, r.Status, r.Raw)
+			}
+			writes++
+		}
+		secSameSnapshot(t, "a read-only key's writes", before, f.snapshot(t))
+		if writes < 15 || len(reads) < 10 {
+			t.Errorf("%d write and %d read operations under /api/v1: not the service's document", writes, len(reads))
+		}
+		for _, op := range reads {
+			if r := ro.do("GET", target(op, f.valid), nil); r.Status != 200 {
+				t.Errorf("read-only key: %s = %d %.300s, want 200", op, r.Status, r.Raw)
+			}
+		}
+	})
+}
+
+// secPKCS12 is a PKCS #12 bundle of a test certificate, in base64.
+func secPKCS12(t *testing.T, certPEM, keyPEM, password string) string {
+	t.Helper()
+	cb, _ := pem.Decode([]byte(certPEM))
+	kb, _ := pem.Decode([]byte(keyPEM))
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := x509.ParsePKCS1PrivateKey(kb.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p12, err := pkcs12.Modern.Encode(key, cert, nil, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(p12)
+}
+
+// secTenantRows is every tenants row of the database as text.
+func secTenantRows(t *testing.T, dsn string) string {
+	t.Helper()
+	key, _ := secretbox.ParseKey(testSecretKey)
+	box, _ := secretbox.New(key)
+	s, err := sqlstore.Open(context.Background(), dsn, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.DB().QueryContext(context.Background(), "SELECT * FROM tenants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			if bs, ok := v.([]byte); ok {
+				b.Write(bs)
+			} else {
+				fmt.Fprint(&b, v)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// TestSecurityPropertyLevel (API3): what only the service sets (ids,
+// statuses, timestamps, history, the authority's record, frozen parties,
+// readiness, kinds and type codes, computed amounts) cannot be set by a
+// client: sent in create and PUT bodies, it is ignored (DECISIONS 1), except
+// tinCheck, which is refused (422 naming it). Secrets are write-only and
+// sealed at rest.
+func TestSecurityPropertyLevel(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newSecFixture(t, dsn)
+		a := f.a
+		const forged = "01900000-0000-7000-8000-0000000000aa"
+		const longAgo = "2001-01-01T00:00:00Z"
+		valid := a.do("GET", "/api/v1/invoices/"+f.valid, nil).want(t, 200, "").data()
+		if valid["authority"] == nil || valid["frozen"] == nil || len(valid["history"].([]any)) < 4 {
+			t.Fatalf("the Valid document lacks its authority record, frozen parties or history: %v", valid)
+		}
+		// The Valid document, sent back whole with every response-only field
+		// forged: another kind, a status, ids, times, computed amounts.
+		poisoned := func(serial string) map[string]any {
+			raw, _ := json.Marshal(valid)
+			var d map[string]any
+			_ = json.Unmarshal(raw, &d)
+			d["invoiceSerialNumber"] = serial
+			d["id"], d["status"], d["type"], d["typeCode"] = forged, "Valid", "credit_note", "11"
+			d["createdAt"], d["updatedAt"] = longAgo, longAgo
+			d["subtotal"], d["totalPayableAmount"], d["totalTaxAmount"] = "999999.00", "0.01", "0.00"
+			d["taxSubtotals"] = []any{map[string]any{"taxType": "01", "taxRate": 6, "taxableAmount": "1.00", "taxAmount": "1.00"}}
+			d["invoiceLines"].([]any)[0].(map[string]any)["taxAmount"] = "999.00"
+			d["invoiceLines"].([]any)[0].(map[string]any)["totalExcludingTax"] = "0.01"
+			return d
+		}
+		check := func(what string, d map[string]any, id, createdAt string, events int) {
+			t.Helper()
+			if d["id"] != id || d["status"] != "draft" || d["type"] != "invoice" || d["typeCode"] != "01" {
+				t.Errorf("%s: id %v status %v type %v typeCode %v: forged values were taken", what, d["id"], d["status"], d["type"], d["typeCode"])
+			}
+			if createdAt != "" && d["createdAt"] != createdAt || strings.HasPrefix(str(d["createdAt"]), "2001") || strings.HasPrefix(str(d["updatedAt"]), "2001") {
+				t.Errorf("%s: createdAt %v updatedAt %v: forged times were taken", what, d["createdAt"], d["updatedAt"])
+			}
+			if d["authority"] != nil || d["frozen"] != nil {
+				t.Errorf("%s: authority %v frozen %v: a client set the authority's record", what, d["authority"], d["frozen"])
+			}
+			if h, _ := d["history"].([]any); len(h) != events {
+				t.Errorf("%s: history %v, want %d events of the service's own", what, d["history"], events)
+			}
+			for _, k := range []string{"subtotal", "totalPayableAmount", "totalTaxAmount", "taxSubtotals"} {
+				if fmt.Sprint(d[k]) != fmt.Sprint(valid[k]) {
+					t.Errorf("%s: %s = %v, want the computed %v", what, k, d[k], valid[k])
+				}
+			}
+			l0, v0 := d["invoiceLines"].([]any)[0].(map[string]any), valid["invoiceLines"].([]any)[0].(map[string]any)
+			if l0["taxAmount"] != v0["taxAmount"] || l0["totalExcludingTax"] != v0["totalExcludingTax"] {
+				t.Errorf("%s: line amounts %v %v, want the computed %v %v", what, l0["taxAmount"], l0["totalExcludingTax"], v0["taxAmount"], v0["totalExcludingTax"])
+			}
+		}
+		created := a.do("POST", "/api/v1/invoices", poisoned("SEC-MASS-1")).want(t, 201, "").data()
+		id := str(created["id"])
+		if id == forged || id == f.valid {
+			t.Fatalf("create took the forged id %s", id)
+		}
+		check("create", created, id, "", 1)
+		check("create, stored", a.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data(), id, str(created["createdAt"]), 1)
+		a.do("GET", "/api/v1/invoices/"+forged, nil).want(t, 404, "DOCUMENT_NOT_FOUND")
+
+		draft := a.do("GET", "/api/v1/invoices/"+f.draft, nil).want(t, 200, "").data()
+		updated := a.do("PUT", "/api/v1/invoices/"+f.draft, poisoned("SEC-DRAFT-1")).want(t, 200, "").data()
+		check("PUT", updated, f.draft, str(draft["createdAt"]), 1)
+		check("PUT, stored", a.do("GET", "/api/v1/invoices/"+f.draft, nil).want(t, 200, "").data(), f.draft, str(draft["createdAt"]), 1)
+		// A status sent does not skip validation.
+		a.do("POST", "/api/v1/documents/"+f.draft+"/submit", nil).want(t, 422, "DOCUMENT_NOT_READY")
+		// A submitted document is not editable whatever the body claims.
+		a.do("PUT", "/api/v1/invoices/"+f.valid, poisoned("SEC-VALID-1")).want(t, 409, "DOCUMENT_NOT_DRAFT")
+
+		// Buyers and sellers: id, readiness and timestamps are ignored;
+		// readiness is computed (this TIN is unknown to the sandbox).
+		for _, p := range []struct{ path, id string }{{"/api/v1/buyers", f.buyer}, {"/api/v1/on-behalf-sellers", f.seller}} {
+			body := sampleSeller()
+			if p.path == "/api/v1/buyers" {
+				body = sampleBuyer()
+			}
+			body["tin"] = "C99999999990"
+			body["id"], body["isReady"], body["is_ready"], body["readinessErrors"] = forged, true, true, map[string]any{}
+			body["createdAt"], body["updatedAt"] = longAgo, longAgo
+			old := a.do("GET", p.path+"/"+p.id, nil).want(t, 200, "").data()
+			for _, r := range []struct {
+				what string
+				d    map[string]any
+				id   string
+			}{
+				{"create", a.do("POST", p.path, body).want(t, 201, "").data(), ""},
+				{"PUT", a.do("PUT", p.path+"/"+p.id, body).want(t, 200, "").data(), p.id},
+			} {
+				if r.d["id"] == forged || (r.id != "" && r.d["id"] != r.id) || r.d["isReady"] != false ||
+					r.d["tinCheck"].(map[string]any)["status"] != "not_found" || strings.HasPrefix(str(r.d["createdAt"]), "2001") {
+					t.Errorf("%s %s with forged fields: %v", r.what, p.path, r.d)
+				}
+				if r.what == "PUT" && r.d["createdAt"] != old["createdAt"] {
+					t.Errorf("PUT %s changed createdAt: %v -> %v", p.path, old["createdAt"], r.d["createdAt"])
+				}
+			}
+			// tinCheck is not among the accepted response-only fields: refused, named.
+			body["tinCheck"] = map[string]any{"status": "verified", "checkedAt": longAgo}
+			for _, m := range []string{"POST", "PUT"} {
+				path := p.path
+				if m == "PUT" {
+					path += "/" + p.id
+				}
+				if r := a.do(m, path, body).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["tinCheck"] == nil {
+					t.Errorf("%s %s with tinCheck: %s", m, path, r.Raw)
+				}
+			}
+			if got := a.do("GET", p.path+"/"+p.id, nil).want(t, 200, "").data(); got["tinCheck"].(map[string]any)["status"] != "not_found" {
+				t.Errorf("%s: tinCheck %v after the refused PUT", p.path, got["tinCheck"])
+			}
+		}
+
+		// The profile: id, readiness, timestamps and the has... flags are
+		// ignored; secrets are write-only.
+		cur := a.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
+		const clientSecret = "sec-profile-secret-77c1"
+		cert, key := testcert.New(t, "Supplier's Name")
+		prof := sampleProfile()
+		prof["id"], prof["isReady"], prof["readinessErrors"] = forged, false, map[string]any{"name": []any{"forged"}}
+		prof["createdAt"], prof["updatedAt"] = longAgo, longAgo
+		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": "sec-client-2",
+			"clientSecret": clientSecret, "certificatePem": cert, "privateKeyPem": key,
+			"hasClientSecret": false, "hasSigningCertificate": false, "hasPkcs12": true}
+		put := a.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
+		got := a.do("GET", "/api/v1/profile", nil).want(t, 200, "")
+		for _, r := range []*response{put, got} {
+			d := r.data()
+			au := d["authority"].(map[string]any)
+			if d["id"] != f.tenantA || d["createdAt"] != cur["createdAt"] || d["isReady"] != true || len(d["readinessErrors"].(map[string]any)) != 0 ||
+				au["hasClientSecret"] != true || au["hasSigningCertificate"] != true || au["hasPkcs12"] != false {
+				t.Errorf("profile with forged fields: %s", r.Raw)
+			}
+		}
+		keyLine := strings.Split(strings.TrimSpace(key), "\n")[2]
+		for _, r := range []*response{put, got} {
+			for _, s := range []string{clientSecret, keyLine, "PRIVATE KEY", "BEGIN CERTIFICATE", `"clientSecret"`, `"privateKeyPem"`, `"certificatePem"`, `"pkcs12Base64"`, `"pkcs12Password"`} {
+				if bytes.Contains(r.Raw, []byte(s)) {
+					t.Errorf("the profile shows %q: %s", s, r.Raw)
+				}
+			}
+		}
+		// A PKCS #12 bundle and its password, on another tenant.
+		tenantB, keyB := secTenant(t, dsn, "Bundle Sdn. Bhd.", "C1234567890")
+		const p12Password = "sec-p12-password-31d9"
+		bundle := secPKCS12(t, cert, key, p12Password)
+		b := f.svc.client(t, keyB)
+		pb := sampleProfile()
+		pb["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": "sec-client-3",
+			"pkcs12Base64": bundle, "pkcs12Password": p12Password}
+		for _, r := range []*response{b.do("PUT", "/api/v1/profile", pb).want(t, 200, ""), b.do("GET", "/api/v1/profile", nil).want(t, 200, "")} {
+			if r.data()["authority"].(map[string]any)["hasPkcs12"] != true || bytes.Contains(r.Raw, []byte(bundle[100:160])) || bytes.Contains(r.Raw, []byte(p12Password)) {
+				t.Errorf("profile with a PKCS #12 bundle: %s", r.Raw)
+			}
+		}
+		// At rest, the secrets are sealed: the tenants' rows hold none of them.
+		rows := secTenantRows(t, dsn)
+		if !strings.Contains(rows, tenantB) {
+			t.Fatalf("secTenantRows did not read the tenants")
+		}
+		for what, s := range map[string]string{"client secret": clientSecret, "private key": keyLine, "PKCS #12 password": p12Password,
+			"PKCS #12 bundle": bundle[100:160]} {
+			if strings.Contains(rows, s) {
+				t.Errorf("the tenants table holds the %s in clear", what)
+			}
+		}
+	})
+}
+
+// TestSecurityResourceLimits (API4): bodies over 1 MiB (10 MiB for bulk
+// submit) are 413 on every operation that takes one; more than 1,000 lines,
+// more than 100 bulk ids, a nesting deeper than 10,000 are refused; per_page
+// is capped at 100 on every list.
+func TestSecurityResourceLimits(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn, "--rate-limit", "100000")
+		c := svc.client(t, svc.DemoKey)
+		buyer := str(c.do("POST", "/api/v1/buyers", validBuyer("Limits")).want(t, 201, "").data()["id"])
+		seller := validBuyer("Seller")
+		seller["msicCode"], seller["businessActivityDescription"] = "46510", "Wholesale"
+		sellerID := str(c.do("POST", "/api/v1/on-behalf-sellers", seller).want(t, 201, "").data()["id"])
+		doc := singleLineBody("SEC-LIMITS-1")
+		doc["buyerId"] = buyer
+		draft := str(c.do("POST", "/api/v1/invoices", doc).want(t, 201, "").data()["id"])
+		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft}
+
+		// A body just over the limit, valid JSON otherwise.
+		over := func(limit int) []byte {
+			return append(append([]byte(`{"name":"`), bytes.Repeat([]byte("a"), limit)...), `"}`...)
+		}
+		bodies := 0
+		for _, op := range secOps(t) {
+			if op.Body == "" {
+				continue
+			}
+			limit := 1 << 20
+			if op.Path == "/api/v1/documents/submit-bulk" {
+				limit = 10 << 20
+			}
+			path := op.Path
+			if op.hasID() {
+				res, _, _ := secIDResource(op.Path)
+				path = op.at(ids[res])
+			}
+			c.do(op.Method, path, over(limit)).want(t, 413, "PAYLOAD_TOO_LARGE")
+			bodies++
+		}
+		if bodies < 10 {
+			t.Errorf("only %d operations with a body in the document", bodies)
+		}
+
+		lines := func(n int) []any {
+			ls := make([]any, n)
+			for i := range ls {
+				ls[i] = line("1", "06", 0)
+			}
+			return ls
+		}
+		doc["invoiceLines"] = lines(1001)
+		doc["invoiceSerialNumber"] = "SEC-LIMITS-2"
+		if r := c.do("POST", "/api/v1/invoices", doc).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["invoiceLines"] == nil {
+			t.Errorf("1,001 lines: %.300s", r.Raw)
+		}
+		if r := c.do("PUT", "/api/v1/invoices/"+draft, doc).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["invoiceLines"] == nil {
+			t.Errorf("1,001 lines on PUT: %.300s", r.Raw)
+		}
+		doc["invoiceLines"] = lines(1000)
+		c.do("POST", "/api/v1/invoices", doc).want(t, 201, "")
+
+		bulk := make([]string, 101)
+		for i := range bulk {
+			bulk[i] = fmt.Sprintf("01900000-0000-7000-8000-%012d", i)
+		}
+		if r := c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": bulk}).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["document_ids"] == nil {
+			t.Errorf("101 bulk ids: %s", r.Raw)
+		}
+		deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+		c.do("POST", "/api/v1/buyers", `{"name":`+deep+`}`).want(t, 400, "MALFORMED_JSON")
+
+		lists := 0
+		for _, op := range secOps(t) {
+			if op.Method != "GET" || !op.PerPage {
+				continue
+			}
+			for _, pp := range []string{"101", "100000", "99999999999999999999999"} {
+				r := c.do("GET", op.Path+"?per_page="+pp, nil).want(t, 200, "")
+				if m, _ := r.Body["meta"].(map[string]any); m["per_page"] != float64(100) {
+					t.Errorf("GET %s?per_page=%s: meta %v, want per_page 100", op.Path, pp, r.Body["meta"])
+				}
+			}
+			lists++
+		}
+		if lists < 3 {
+			t.Errorf("only %d paged lists in the document", lists)
+		}
+	})
+}
+
+// TestSecurityErrorAmplification (API4): a bad request's error body is
+// bounded, whatever the number of faults in the request.
+func TestSecurityErrorAmplification(t *testing.T) {
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, svc.DemoKey)
+	var b strings.Builder
+	b.WriteString(`{"name":"x"`)
+	for i := range 60000 {
+		fmt.Fprintf(&b, `,"k%d":0`, i)
+	}
+	b.WriteString("}")
+	r := c.do("POST", "/api/v1/buyers", b.String()).want(t, 422, "VALIDATION_FAILED")
+	if len(r.Raw) > 64<<10 {
+		t.Errorf("a %d-byte request got a %d-byte error body", b.Len(), len(r.Raw))
+	}
+}
+
+// TestSecurityRateLimit (API4): past its key's limit every operation, read
+// or write, is a 429 with Retry-After that changes nothing; the window is
+// the key's own, and requests without a valid key spend nobody's window.
+func TestSecurityRateLimit(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn, "--rate-limit", "5")
+		anon := svc.client(t, "")
+		for range 10 {
+			anon.do("GET", "/api/v1/buyers", nil, "Authorization", "Bearer "+svc.DemoKey+"x").want(t, 401, "UNAUTHORIZED")
+		}
+		a := svc.client(t, svc.DemoKey)
+		r := a.do("GET", "/api/v1/profile", nil).want(t, 200, "")
+		if r.Header.Get("X-RateLimit-Remaining") != "4" {
+			t.Errorf("first request of the key: X-RateLimit-Remaining %q, want 4 (401s spend no window)", r.Header.Get("X-RateLimit-Remaining"))
+		}
+		tenantA := str(r.data()["id"])
+		for range 4 {
+			a.do("GET", "/api/v1/states", nil).want(t, 200, "")
+		}
+		for _, m := range []string{"POST", "GET"} {
+			var body any
+			if m == "POST" {
+				body = validBuyer("Over the limit")
+			}
+			r := a.do(m, "/api/v1/buyers", body).want(t, 429, "RATE_LIMIT_EXCEEDED")
+			if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" || strings.ContainsAny(ra, ".-") || r.Header.Get("X-RateLimit-Remaining") != "0" {
+				t.Errorf("%s over the limit: Retry-After %q, X-RateLimit-Remaining %q", m, ra, r.Header.Get("X-RateLimit-Remaining"))
+			}
+		}
+		// The refused write stored nothing; another key has its own window.
+		a2 := svc.client(t, secKey(t, dsn, tenantA))
+		if m := a2.do("GET", "/api/v1/buyers", nil).want(t, 200, "").Body["meta"].(map[string]any); m["total"] != float64(0) {
+			t.Errorf("a write refused with 429 stored a buyer: %v", m)
+		}
+		_, keyB := secTenant(t, dsn, "Other Tenant Sdn. Bhd.", "C1234567890")
+		svc.client(t, keyB).do("GET", "/api/v1/profile", nil).want(t, 200, "")
+	})
+}
+
+// TestSecuritySlowClient (API4): the server's timeouts and header limit are
+// set; a client that sends its headers too slowly is cut off; oversized
+// headers are refused.
+func TestSecuritySlowClient(t *testing.T) {
+	srv := newHTTPServer(context.Background(), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != 30*time.Second || srv.WriteTimeout != 60*time.Second ||
+		srv.IdleTimeout != 120*time.Second || srv.MaxHeaderBytes != 64<<10 {
+		t.Errorf("server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+	svc := startService(t, testdbSQLite(t))
+	addr := strings.TrimPrefix(svc.URL, "http://")
+	dial := func() net.Conn {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+
+	conn := dial()
+	_, _ = fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", 200<<10))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("200 KiB of headers: %v %v, want 431", resp, err)
+	}
+
+	if testing.Short() {
+		t.Skip("-short: the slow-header check waits for the 5 s ReadHeaderTimeout")
+	}
+	conn = dial()
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n"); err != nil { // and never the blank line
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	n, err := conn.Read(make([]byte, 512))
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("a client sending its headers slowly kept its connection for 20 s")
+	} else if n > 0 && err == nil {
+		t.Logf("the server answered the slow client before closing")
+	}
+	t.Logf("slow client cut off after %v", time.Since(start).Round(100*time.Millisecond))
+}
+
+// secURLWords are the words of a field or parameter name that could carry a
+// URL.
+var secURLWords = map[string]bool{"url": true, "uri": true, "urls": true, "link": true, "href": true, "host": true, "hostname": true,
+	"endpoint": true, "callback": true, "webhook": true, "redirect": true, "domain": true, "server": true, "site": true, "origin": true}
+
+var secWordRE = regexp.MustCompile(`[A-Z]?[a-z0-9]+|[A-Z]+(?:[a-z0-9]+)?`)
+
+// secURLish tells a name (camelCase or snake_case) with a word of secURLWords.
+func secURLish(name string) bool {
+	for _, w := range secWordRE.FindAllString(name, -1) {
+		if secURLWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSecurityNoUserSuppliedURL (API7): no request field or parameter of the
+// OpenAPI document carries a URL; the authority's environment is a closed
+// list, and a URL or an unknown field in its place is refused.
+func TestSecurityNoUserSuppliedURL(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(apidoc.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	params := doc["components"].(map[string]any)["parameters"].(map[string]any)
+	var found []string
+	seen := map[string]bool{}
+	var walk func(where string, s map[string]any)
+	walk = func(where string, s map[string]any) {
+		if ref, ok := s["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if !seen[name] {
+				seen[name] = true
+				if sub, ok := schemas[name].(map[string]any); ok {
+					walk(name, sub)
+				}
+			}
+			return
+		}
+		if f, _ := s["format"].(string); strings.Contains(f, "uri") || strings.Contains(f, "url") || f == "hostname" {
+			found = append(found, where+" (format "+f+")")
+		}
+		for name, p := range secMap(s["properties"]) {
+			if secURLish(name) {
+				found = append(found, where+"."+name)
+			}
+			walk(where+"."+name, p.(map[string]any))
+		}
+		for _, k := range []string{"items", "additionalProperties"} {
+			if sub, ok := s[k].(map[string]any); ok {
+				walk(where+"[]", sub)
+			}
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			for _, sub := range secSlice(s[k]) {
+				walk(where, sub.(map[string]any))
+			}
+		}
+	}
+	bodies := 0
+	for path, item := range secMap(doc["paths"]) {
+		for method, o := range secMap(item) {
+			op, ok := o.(map[string]any)
+			if !ok {
+				continue
+			}
+			where := strings.ToUpper(method) + " " + path
+			for _, c := range secMap(secMap(op["requestBody"])["content"]) {
+				bodies++
+				walk(where, secMap(c)["schema"].(map[string]any))
+			}
+			for _, p := range secSlice(op["parameters"]) {
+				pm := p.(map[string]any)
+				if ref, ok := pm["$ref"].(string); ok {
+					pm = params[strings.TrimPrefix(ref, "#/components/parameters/")].(map[string]any)
+				}
+				if name := str(pm["name"]); secURLish(name) {
+					found = append(found, where+" parameter "+name)
+				}
+			}
+		}
+	}
+	if bodies < 10 || !seen["AuthorityInput"] || !seen["DocumentInput"] {
+		t.Fatalf("walked %d request bodies and schemas %v: not the whole document", bodies, seen)
+	}
+	if len(found) > 0 {
+		sort.Strings(found)
+		t.Errorf("request fields or parameters that could carry a URL (the service must never fetch a client's URL): %v", found)
+	}
+
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, svc.DemoKey)
+	before := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").Raw
+	for _, tc := range []struct {
+		authority map[string]any
+		field     string
+	}{
+		{map[string]any{"environment": "https://attacker.example", "mode": "taxpayer"}, "authority.environment"},
+		{map[string]any{"environment": "http://169.254.169.254/latest", "mode": "taxpayer"}, "authority.environment"},
+		{map[string]any{"environment": "custom", "mode": "taxpayer"}, "authority.environment"},
+		{map[string]any{"environment": "sandbox", "mode": "taxpayer", "baseUrl": "https://attacker.example"}, "authority.baseUrl"},
+		{map[string]any{"environment": "sandbox", "mode": "taxpayer", "apiUrl": "https://attacker.example"}, "authority.apiUrl"},
+		{map[string]any{"environment": "sandbox", "mode": "taxpayer", "portalUrl": "https://attacker.example"}, "authority.portalUrl"},
+	} {
+		p := sampleProfile()
+		p["authority"] = tc.authority
+		if r := c.do("PUT", "/api/v1/profile", p).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()[tc.field] == nil {
+			t.Errorf("authority %v: errors %v, want %s named", tc.authority, r.fieldErrors(), tc.field)
+		}
+	}
+	p := sampleProfile()
+	p["authorityUrl"] = "https://attacker.example"
+	c.do("PUT", "/api/v1/profile", p).want(t, 422, "VALIDATION_FAILED")
+	if after := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").Raw; !bytes.Equal(before, after) {
+		t.Errorf("refused profile updates changed the profile")
+	}
+}
+
+func secMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func secSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// secLeakMarkers are what an error body must never show: stack traces, SQL,
+// database drivers, source paths.
+var secLeakMarkers = []string{"goroutine ", "panic", ".go:", "runtime.", "runtime/", "select ", "insert into", "update ", "delete from",
+	"sqlite", "pq:", "pgx", "sqlstate", "postgres", "database/sql", "/internal/", "/home/", "/root/", "/work/", "/tmp/", "/usr/"}
+
+func secLeak(body []byte) string {
+	lower := strings.ToLower(string(body))
+	for _, m := range secLeakMarkers {
+		if strings.Contains(lower, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// secWantHeaders checks the headers every answer carries.
+func secWantHeaders(t *testing.T, what string, h http.Header, cache string) {
+	t.Helper()
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Cache-Control": cache, "Referrer-Policy": "no-referrer"} {
+		if got := h.Get(k); got != want {
+			t.Errorf("%s: %s %q, want %q", what, k, got, want)
+		}
+	}
+	if h.Get("X-Request-Id") == "" {
+		t.Errorf("%s: no X-Request-Id", what)
+	}
+	for _, k := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Server", "X-Powered-By"} {
+		if v := h.Get(k); v != "" {
+			t.Errorf("%s: %s: %q", what, k, v)
+		}
+	}
+}
+
+// TestSecurityMisconfiguration (API8): every answer, success or error, of
+// every kind, carries the security headers and no CORS grant; error bodies
+// are JSON in our shape and never show a stack trace, SQL, a driver or a
+// path; bad bodies are 4xx; unknown routes 404, wrong methods 405 with
+// Allow; path-cleaning redirects stay on the host.
+func TestSecurityMisconfiguration(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newSecFixture(t, dsn)
+		ro := secKey(t, dsn, f.tenantA, "--read-only")
+		buyer := func(mut func(b map[string]any)) map[string]any {
+			b := validBuyer("Misconfigured")
+			mut(b)
+			return b
+		}
+		hugeDoc := singleLineBody("SEC-HUGE-1")
+		hugeDoc["buyerId"] = f.buyer
+		hugeDoc["invoiceLines"].([]any)[0].(map[string]any)["quantity"] = jsonNumber("1e999999999")
+		cases := []struct {
+			name, method, path string
+			body               any
+			headers            []string
+			key                string // "" the demo key; "-" none; "ro" the read-only key
+			status             int
+		}{
+			{"profile", "GET", "/api/v1/profile", nil, nil, "", 200},
+			{"create", "POST", "/api/v1/buyers", validBuyer("Created"), nil, "", 201},
+			{"list", "GET", "/api/v1/invoices?per_page=2", nil, nil, "", 200},
+			{"PDF", "GET", "/api/v1/documents/" + f.valid + "/pdf", nil, nil, "", 200},
+			{"QR image", "GET", "/api/v1/documents/" + f.valid + "/qr", nil, []string{"Accept", "image/png"}, "", 200},
+			{"UBL", "GET", "/api/v1/documents/" + f.valid + "/ubl", nil, nil, "", 200},
+			{"status", "GET", "/api/v1/documents/" + f.valid + "/status", nil, nil, "", 200},
+			{"healthz", "GET", "/healthz", nil, nil, "-", 200},
+			{"readyz", "GET", "/readyz", nil, nil, "-", 200},
+			{"metrics", "GET", "/metrics", nil, nil, "-", 200},
+			{"docs", "GET", "/docs", nil, nil, "-", 200},
+			{"malformed JSON", "POST", "/api/v1/buyers", `{"name": "x",`, nil, "", 400},
+			{"not JSON at all", "PUT", "/api/v1/profile", "<xml/>", nil, "", 400},
+			{"huge number for a string", "POST", "/api/v1/buyers", `{"name": 1e999999999}`, nil, "", 400},
+			{"huge number for a quantity", "POST", "/api/v1/invoices", hugeDoc, nil, "", 422},
+			{"huge integer for a boolean", "POST", "/api/v1/buyers", `{"name": "x", "is_draft": 123456789012345678901234567890}`, nil, "", 400},
+			{"invalid UTF-8", "POST", "/api/v1/buyers", []byte("{\"name\":\"\xc3\x28\"}"), nil, "", 400},
+			{"text/plain", "POST", "/api/v1/buyers", `{"name":"x"}`, []string{"Content-Type", "text/plain"}, "", 415},
+			{"form", "POST", "/api/v1/buyers", "name=x", []string{"Content-Type", "application/x-www-form-urlencoded"}, "", 415},
+			{"no content type", "POST", "/api/v1/buyers", `{"name":"x"}`, []string{"Content-Type", ""}, "", 415},
+			{"wrong type", "POST", "/api/v1/buyers", buyer(func(b map[string]any) { b["address"] = []any{1} }), nil, "", 400},
+			{"unknown field", "POST", "/api/v1/buyers", buyer(func(b map[string]any) { b["$where"] = "1=1" }), nil, "", 422},
+			{"SQL-looking search", "GET", "/api/v1/buyers?search=%27%20OR%201%3D1%20--", nil, nil, "", 200},
+			{"SQL-looking id", "GET", "/api/v1/buyers/1%27%20OR%20%271%27%3D%271", nil, nil, "", 404},
+			{"bad per_page", "GET", "/api/v1/buyers?per_page=abc", nil, nil, "", 422},
+			{"not acceptable", "GET", "/api/v1/buyers", nil, []string{"Accept", "text/html"}, "", 406},
+			{"no key", "GET", "/api/v1/buyers", nil, nil, "-", 401},
+			{"read-only key", "DELETE", "/api/v1/buyers/" + f.buyer, nil, nil, "ro", 403},
+			{"unknown id", "GET", "/api/v1/invoices/01900000-0000-7000-8000-000000000001", nil, nil, "", 404},
+			{"in use", "DELETE", "/api/v1/buyers/" + f.buyer, nil, nil, "", 409},
+			{"not editable", "PUT", "/api/v1/invoices/" + f.valid, "not even JSON", nil, "", 409},
+			{"too large", "POST", "/api/v1/buyers", append(append([]byte(`{"name":"`), bytes.Repeat([]byte("a"), 2<<20)...), `"}`...), nil, "", 413},
+			{"unknown route", "GET", "/api/v1/nothing-here", nil, nil, "", 404},
+			{"unknown route, no key", "GET", "/nothing-here", nil, nil, "-", 404},
+			{"wrong method", "PATCH", "/api/v1/buyers/" + f.buyer, nil, nil, "", 405},
+			{"TRACE", "TRACE", "/api/v1/profile", nil, nil, "", 405},
+			{"OPTIONS preflight", "OPTIONS", "/api/v1/buyers", nil, []string{"Access-Control-Request-Method", "DELETE"}, "-", 405},
+		}
+		keys := map[string]string{"": f.svc.DemoKey, "-": "", "ro": ro}
+		for _, tc := range cases {
+			c := f.svc.client(t, keys[tc.key])
+			r := c.do(tc.method, tc.path, tc.body, append([]string{"Origin", "https://attacker.example"}, tc.headers...)...)
+			what := tc.name + ": " + tc.method + " " + tc.path
+			if r.Status != tc.status {
+				t.Errorf("%s = %d, want %d: %.300s", what, r.Status, tc.status, r.Raw)
+			}
+			secWantHeaders(t, what, r.Header, "no-store")
+			if r.Status < 400 {
+				continue
+			}
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" || r.Body["success"] != false || r.errorCode() == "" || str(r.Body["message"]) == "" {
+				t.Errorf("%s: error answer %s %s, want our JSON error", what, ct, r.Raw)
+			}
+			if m := secLeak(r.Raw); m != "" {
+				t.Errorf("%s: the error body shows %q: %s", what, m, r.Raw)
+			}
+			if r.Status == 405 && (r.Header.Get("Allow") == "" || r.errorCode() != "METHOD_NOT_ALLOWED") {
+				t.Errorf("%s: 405 without Allow: %v", what, r.Header)
+			}
+		}
+		// The OpenAPI document is public and may be cached; the other
+		// headers hold.
+		r := f.svc.client(t, "").do("GET", "/openapi.json", nil).want(t, 200, "")
+		secWantHeaders(t, "GET /openapi.json", r.Header, "public, max-age=300")
+
+		// Path cleaning redirects within the host, never to another one.
+		addr := strings.TrimPrefix(f.svc.URL, "http://")
+		for _, p := range []string{"//attacker.example/x", "/.//attacker.example/", "/api/v1/..//attacker.example", "///attacker.example/%2e%2e"} {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", p, addr)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			conn.Close()
+			if err != nil {
+				t.Fatalf("GET %s: %v", p, err)
+			}
+			loc := resp.Header.Get("Location")
+			if resp.StatusCode < 300 || resp.StatusCode >= 500 || strings.HasPrefix(loc, "//") || strings.Contains(loc, "://") ||
+				(resp.StatusCode < 400 && !strings.HasPrefix(loc, "/")) {
+				t.Errorf("GET %s: %d Location %q: a redirect off the host", p, resp.StatusCode, loc)
+			}
+			secWantHeaders(t, "GET "+p, resp.Header, "no-store")
+		}
+		// The built-in sandbox's answers carry the headers too.
+		resp, err := http.Get(f.svc.URL + "/sandbox/portal/NOPE/share/NOPE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("sandbox portal of an unknown document: %d", resp.StatusCode)
+		}
+		secWantHeaders(t, "sandbox portal", resp.Header, "no-store")
+	})
+}
+
+// TestSecurityNulCharacter (API8): a U+0000 in a string field or a search is
+// a client's input, never a 500.
+func TestSecurityNulCharacter(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		c := svc.client(t, svc.DemoKey)
+		buyer := str(c.do("POST", "/api/v1/buyers", validBuyer("Plain")).want(t, 201, "").data()["id"])
+		doc := singleLineBody("SEC-NUL\u0000-1")
+		doc["buyerId"] = buyer
+		for _, rq := range []struct {
+			method, path string
+			body         any
+		}{
+			{"POST", "/api/v1/buyers", validBuyer("Nul\u0000byte")},
+			{"PUT", "/api/v1/buyers/" + buyer, validBuyer("Nul\u0000byte")},
+			{"POST", "/api/v1/invoices", doc},
+			{"PUT", "/api/v1/profile", map[string]any{"name": "Nul\u0000byte"}},
+			{"GET", "/api/v1/buyers?search=a%00b", nil},
+			{"GET", "/api/v1/invoices?search=a%00b", nil},
+		} {
+			if r := c.do(rq.method, rq.path, rq.body); r.Status >= 500 {
+				t.Errorf("%s %s with U+0000: %d", rq.method, rq.path, r.Status)
+			}
+		}
+	})
+}
+
+// TestSecurityInventory (API9): the OpenAPI document lists the operations
+// endpoints; undocumented paths (other versions, debugging, administration,
+// the sandbox's switches without --sandbox-faults) answer 404; every
+// documented path answers exactly its documented methods.
+func TestSecurityInventory(t *testing.T) {
+	svc := startService(t, testdbSQLite(t))
+	c := svc.client(t, svc.DemoKey)
+	documented := map[string]map[string]bool{}
+	for _, op := range secOps(t) {
+		if documented[op.Path] == nil {
+			documented[op.Path] = map[string]bool{}
+		}
+		documented[op.Path][op.Method] = true
+	}
+	for _, p := range []string{"/metrics", "/docs", "/openapi.json", "/healthz", "/readyz"} {
+		if !documented[p]["GET"] {
+			t.Errorf("GET %s is served but not in the OpenAPI document", p)
+		}
+	}
+	for _, p := range []string{"/api/v2/buyers", "/api/v0/buyers", "/api/v1", "/api/v1/", "/api/v1/tenants", "/api/v1/keys",
+		"/api/v1/api-keys", "/api/v1/admin", "/api/v1/documents", "/api/v1/documents/01900000-0000-7000-8000-000000000001",
+		"/admin", "/debug/pprof/", "/debug/pprof/cmdline", "/debug/vars", "/.env", "/.git/config", "/swagger.json"} {
+		for _, key := range []string{svc.DemoKey, ""} {
+			svc.client(t, key).do("GET", p, nil).want(t, 404, "NOT_FOUND")
+		}
+	}
+	// The sandbox's fault switches and counts (its own error shape).
+	for _, rq := range [][2]string{{"GET", "/sandbox/sandbox/faults"}, {"POST", "/sandbox/sandbox/faults"},
+		{"DELETE", "/sandbox/sandbox/faults"}, {"GET", "/sandbox/sandbox/stats"}} {
+		req, _ := http.NewRequest(rq[0], svc.URL+rq[1], strings.NewReader(`{"endpoint":"submit","kind":"fail","share":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s %s without --sandbox-faults = %d, want 404", rq[0], rq[1], resp.StatusCode)
+		}
+	}
+	// No undocumented method on a documented path.
+	for path, methods := range documented {
+		p := strings.ReplaceAll(path, "{id}", "01900000-0000-7000-8000-000000000001")
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if methods[m] {
+				continue
+			}
+			r := c.do(m, p, nil).want(t, 405, "METHOD_NOT_ALLOWED")
+			var allow []string
+			for _, a := range strings.Split(r.Header.Get("Allow"), ",") {
+				if a = strings.TrimSpace(a); a != "" && a != "HEAD" {
+					allow = append(allow, a)
+				}
+			}
+			var want []string
+			for dm := range methods {
+				want = append(want, dm)
+			}
+			slices.Sort(allow)
+			slices.Sort(want)
+			if !slices.Equal(allow, want) {
+				t.Errorf("%s %s: Allow %v, the document has %v", m, path, allow, want)
+			}
+		}
+	}
+}
+
+// TestSecurityAuthorityAnswersBounded (API10): the authority's answers are
+// read within bounds (8 MiB for a success, 64 KiB of an error) and decoded
+// defensively: an oversized answer is an error, an error page becomes a
+// short message, a mistyped answer no panic.
+func TestSecurityAuthorityAnswersBounded(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /connect/token", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"access_token":"tok-1","token_type":"Bearer","expires_in":3600,"scope":"InvoicingAPI"}`)
+	})
+	// The oversized answers are 64 MiB, written a MiB at a time until the
+	// client hangs up; written counts what went out per answer.
+	const offered = 64 << 20
+	var written sync.Map // uuid -> int64
+	mux.HandleFunc("GET /api/v1.0/documents/{uuid}/details", func(w http.ResponseWriter, r *http.Request) {
+		uuid := r.PathValue("uuid")
+		write := func(status int, ct, head string, chunk string, chunks int, tail string) {
+			w.Header().Set("Content-Type", ct)
+			w.WriteHeader(status)
+			var n int64
+			defer func() { written.Store(uuid, n) }()
+			for i := -1; i <= chunks; i++ {
+				p := chunk
+				switch i {
+				case -1:
+					p = head
+				case chunks:
+					p = tail
+				}
+				m, err := io.WriteString(w, p)
+				n += int64(m)
+				if err != nil {
+					return
+				}
+			}
+		}
+		switch uuid {
+		case "HUGE":
+			write(200, "application/json", `{"uuid":"`, strings.Repeat("A", 1<<20), offered>>20, `"}`)
+		case "HUGEERROR":
+			write(500, "text/plain", "", strings.Repeat("x", 1<<20), offered>>20, "")
+		case "HTML":
+			write(503, "text/html", "<html><head><title>Service Unavailable</title></head><body>", "<p>down</p>", 1000, "</body></html>")
+		case "ODD":
+			write(200, "application/json", `{"uuid": 5, "status": {"a": [1, 2]}, "validationResults": "nope", "longId": []}`, "", 0, "")
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := myinvois.New(myinvois.Options{Logger: slog.New(slog.DiscardHandler)})
+	cred := einvoice.Credentials{BaseURL: srv.URL, ClientID: "client", ClientSecret: "secret"}
+	ctx := context.Background()
+
+	if _, err := c.GetDocumentDetails(ctx, cred, "HUGE"); err == nil || !strings.Contains(err.Error(), "over") {
+		t.Errorf("a 9 MiB answer: %v, want an error saying it is over the limit", err)
+	}
+	_, err := c.GetDocumentDetails(ctx, cred, "HUGEERROR")
+	if ce, ok := einvoice.AsCallError(err); !ok || ce.Status != 500 || len(err.Error()) > 1000 {
+		t.Errorf("a 5 MiB error answer: %.1000v, want a CallError 500 with a short message", err)
+	}
+	_, err = c.GetDocumentDetails(ctx, cred, "HTML")
+	if ce, ok := einvoice.AsCallError(err); !ok || ce.Status != 503 || !strings.Contains(err.Error(), "Service Unavailable") || len(err.Error()) > 1000 {
+		t.Errorf("an HTML error page: %.1000v, want a CallError 503 naming its title", err)
+	}
+	if st, err := c.GetDocumentDetails(ctx, cred, "ODD"); err == nil {
+		t.Logf("a mistyped answer was read as %+v", st)
+	}
+	// The client hung up: far less than the 64 MiB offered went out (the
+	// sockets' buffers take some beyond what the client read).
+	srv.Close()
+	for _, uuid := range []string{"HUGE", "HUGEERROR"} {
+		if n, _ := written.Load(uuid); n == nil || n.(int64) > offered/2 {
+			t.Errorf("%s: the authority wrote %v of %d bytes: the client read the oversized answer whole", uuid, n, offered)
+		}
+	}
+}
+
+// TestSecurityBuiltInSandboxIsolation (API1/API2 of the built-in sandbox):
+// anyone who reaches the service's port must not read a tenant's documents
+// at its sandbox, nor act as the tenant there.
+func TestSecurityBuiltInSandboxIsolation(t *testing.T) {
+	f := newSecFixture(t, testdbSQLite(t))
+	token := func(clientID, onBehalfOf string) string {
+		req, _ := http.NewRequest("POST", f.svc.URL+"/sandbox/connect/token", strings.NewReader(url.Values{
+			"client_id": {clientID}, "client_secret": {"guessed"}, "grant_type": {"client_credentials"}, "scope": {"InvoicingAPI"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if onBehalfOf != "" {
+			req.Header.Set("onbehalfof", onBehalfOf)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&tok)
+		return tok.AccessToken
+	}
+	// As "the buyer": a TIN printed on every invoice to it.
+	q := url.Values{"invoiceDirection": {"Received"},
+		"submissionDateFrom": {time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)},
+		"submissionDateTo":   {time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}
+	req, _ := http.NewRequest("GET", f.svc.URL+"/sandbox/api/v1.0/documents/search?"+q.Encode(), nil)
+	req.Header.Set("Authorization", "Bearer "+token("anyone", "C20880050010"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if bytes.Contains(raw, []byte("SEC-VALID-1")) || bytes.Contains(raw, []byte("sandbox-")) {
+		t.Errorf("an anonymous caller found the tenant's document and client id at the sandbox: %.500s", raw)
+	}
+	// As the tenant's sandbox client, with a guessed secret.
+	prof := f.a.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
+	clientID := str(prof["authority"].(map[string]any)["clientId"])
+	uuid := str(f.a.do("GET", "/api/v1/documents/"+f.valid+"/status", nil).want(t, 200, "").data()["document_uuid"])
+	req, _ = http.NewRequest("PUT", f.svc.URL+"/sandbox/api/v1.0/documents/state/"+uuid+"/state", strings.NewReader(`{"status":"cancelled","reason":"not the tenant"}`))
+	req.Header.Set("Authorization", "Bearer "+token(clientID, ""))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st := f.a.do("GET", "/api/v1/documents/"+f.valid+"/status", nil).want(t, 200, "").data(); st["status"] != "Valid" {
+		t.Errorf("a caller with a guessed secret cancelled the tenant's document: %v", st["status"])
+	}
+}
