@@ -24,7 +24,8 @@
 //
 // # Differences from the authority
 //
-//   - Login accepts any non-empty client_id and client_secret; tokens last
+//   - Login registers a client_id with its client_secret at its first login
+//     (trust on first use); later logins must give the same secret. Tokens last
 //     an hour and are random strings (not JWTs), stored hashed.
 //   - Only JSON documents are accepted; an XML document is rejected at
 //     submission (FormatNotSupported).
@@ -36,7 +37,10 @@
 //     MYR.
 //   - Get Submission answers 403 to another client; Get Document answers 404
 //     to anyone but the submitting client and (for Valid or Cancelled
-//     documents) the client whose onbehalfof TIN is the receiver.
+//     documents) the client whose onbehalfof TIN is the receiver and which
+//     itself issues documents for that TIN (an onbehalfof header alone does
+//     not make a caller the buyer); the Received search follows the same
+//     rule. createdByUserId is always empty.
 //
 // # Submission
 //
