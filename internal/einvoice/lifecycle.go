@@ -111,6 +111,10 @@ type SubmissionStore interface {
 	// owner until leaseUntil, oldest due first. Several processes may
 	// claim at once: each job goes to one of them.
 	ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
+	// ClaimSubmissionPolls leases to owner, until leaseUntil, every pending
+	// poll job of a submission whose lease has expired, due or not: one
+	// question to the authority then settles all its documents.
+	ClaimSubmissionPolls(ctx context.Context, tenantID, submissionUID, owner string, now, leaseUntil time.Time) ([]*Job, error)
 	// FinishPoll marks the pending poll job of a document done, unless a
 	// worker holds it (that worker closes it itself).
 	FinishPoll(ctx context.Context, tenantID, documentID string, now time.Time) error

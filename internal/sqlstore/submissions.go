@@ -165,6 +165,30 @@ func (s *Store) FinishPoll(ctx context.Context, tenantID, documentID string, now
 	return nil
 }
 
+// ClaimSubmissionPolls leases every pending poll job of a submission whose
+// lease has expired.
+func (s *Store) ClaimSubmissionPolls(ctx context.Context, tenantID, submissionUID, owner string, now, leaseUntil time.Time) ([]*einvoice.Job, error) {
+	rows, err := s.w.QueryContext(ctx, `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
+		WHERE tenant_id = $3 AND submission_uid = $4 AND kind = 'poll' AND state = 'pending' AND lease_until <= $5
+		RETURNING `+jobColumns, owner, micros(leaseUntil), tenantID, submissionUID, micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("claim submission polls: %w", err)
+	}
+	defer rows.Close()
+	var jobs []*einvoice.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim submission polls: %w", err)
+	}
+	return jobs, nil
+}
+
 // GetJob returns the job of a document.
 func (s *Store) GetJob(ctx context.Context, tenantID, documentID string) (*einvoice.Job, error) {
 	if !einvoice.ValidID(documentID) || !einvoice.ValidID(tenantID) {

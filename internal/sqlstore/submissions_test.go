@@ -118,4 +118,25 @@ func testOutbox(t *testing.T, dsn string) {
 	if jobs, _ := s.ClaimJobs(ctx, "w9", later.Add(time.Hour), later.Add(2*time.Hour), 100); len(jobs) != n-1 {
 		t.Errorf("after the leases: claimed %d, want %d (the done job stays)", len(jobs), n-1)
 	}
+
+	// Poll jobs of one submission are claimed together, due or not, except
+	// those another worker holds.
+	at := later.Add(3 * time.Hour)
+	for i, d := range docs[2:12] {
+		j, _ := s.GetJob(ctx, tn.ID, d.ID)
+		j.Kind, j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil = einvoice.JobPoll, "SUB-1", at.Add(time.Duration(i)*time.Minute), at
+		if i == 0 {
+			j.LeaseUntil = at.Add(time.Hour) // held by another worker
+		}
+		if err := s.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: "w9"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	polls, err := s.ClaimSubmissionPolls(ctx, tn.ID, "SUB-1", "p1", at, at.Add(time.Minute))
+	if err != nil || len(polls) != 9 {
+		t.Errorf("ClaimSubmissionPolls: %d jobs, %v; want the 9 not held", len(polls), err)
+	}
+	if again, _ := s.ClaimSubmissionPolls(ctx, tn.ID, "SUB-1", "p2", at, at.Add(time.Minute)); len(again) != 0 {
+		t.Errorf("claimed again while leased: %d", len(again))
+	}
 }

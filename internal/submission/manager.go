@@ -11,7 +11,9 @@
 // gave up, crashed or timed out. A job taken while maybe-sent is settled by
 // asking the authority for the document (by its code number) before sending
 // again, so a document is never sent twice. Accepted documents become poll
-// jobs, which follow them to Valid or Invalid. Jobs are never deleted: their
+// jobs, which follow them to Valid or Invalid; a worker polling a submission
+// takes all its pending poll jobs along, so one Get Submission (limited to
+// 300 a minute by the authority) settles all its documents. Jobs are never deleted: their
 // attempts, next attempt and last error stay visible on the document.
 package submission
 

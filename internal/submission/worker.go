@@ -92,7 +92,14 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 			m.send(work, t, send, owner)
 		}
 		for uid, js := range g.polls {
-			m.poll(work, t, uid, js, owner)
+			// The whole submission in one question: take its other
+			// pending documents along, due or not.
+			now := m.now()
+			more, err := m.o.Store.ClaimSubmissionPolls(work, tid, uid, owner, now, now.Add(m.o.Lease))
+			if err != nil {
+				m.log.WarnContext(work, "claim the rest of a submission", "submission_uid", uid, "error", err)
+			}
+			m.poll(work, t, uid, append(js, more...), owner)
 		}
 	}
 	return len(jobs), nil
@@ -238,11 +245,15 @@ func (m *Manager) pollLater(ctx context.Context, j *einvoice.Job, owner string, 
 	}
 	if cause != nil {
 		j.LastError = truncate(cause.Error(), 500)
-		var ra time.Duration
 		if ce, ok := einvoice.AsCallError(cause); ok {
-			ra = ce.RetryAfter
+			if ce.NotSent || ce.Status == 429 {
+				// Throttled, by the authority or by our own budget for it:
+				// ask again once allowed, not later each time.
+				wait = max(m.o.PollAfter, ce.RetryAfter)
+			} else {
+				wait = max(wait, ce.RetryAfter)
+			}
 		}
-		wait = max(wait, ra)
 	} else {
 		j.LastError = ""
 	}

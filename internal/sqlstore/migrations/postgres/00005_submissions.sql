@@ -28,6 +28,7 @@ CREATE TABLE submission_jobs (
     updated_at       BIGINT NOT NULL
 );
 CREATE INDEX submission_jobs_due ON submission_jobs (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX submission_jobs_submission ON submission_jobs (submission_uid) WHERE state = 'pending';
 
 -- The exact UBL bytes sent for a document (the frozen copy).
 CREATE TABLE document_ubl (
