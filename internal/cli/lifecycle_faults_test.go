@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"strings"
 	"sync"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/submission"
 )
 
@@ -68,12 +67,11 @@ func TestSubmitThroughFaults(t *testing.T) {
 func recordOnly(t *testing.T, dsn, tenantID, id string) {
 	t.Helper()
 	ctx := context.Background()
-	key, _ := secretbox.ParseKey(testSecretKey)
-	box, err := secretbox.New(key)
+	cfg, err := envDefaults(env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_DATABASE_URL": dsn}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlstore.Open(ctx, dsn, box)
+	store, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,15 @@ type AuthorityAPI interface {
 	// ValidateTIN reports whether the authority knows the TIN with that id
 	// (false, nil for "not found").
 	ValidateTIN(ctx context.Context, c Credentials, tin, idType, idValue string) (bool, error)
+	// Split groups documents, in order, into as few submissions as the
+	// authority's limits allow; ErrTooLarge when one cannot be sent at all.
+	Split(docs []OutgoingDocument) ([][]OutgoingDocument, error)
 }
+
+// ErrTooLarge is in the chain of an error about documents over the
+// authority's limits (100 documents and 5 MB a submission, 300 KB a
+// document): refused before anything is sent.
+var ErrTooLarge = errors.New("over the authority's submission limits")
 
 // Credentials name where the authority is and how to log in to it.
 type Credentials struct {

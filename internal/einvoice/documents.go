@@ -282,7 +282,7 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		in.Referenced[r.ReferenceNumber] = found
 	}
 	if s.Authority != nil {
-		if in.UBLSize, err = s.Authority.UBLSize(ctx, in.Tenant, d); err != nil {
+		if in.UBLSize, err = s.Authority.UBLSize(ctx, in.Tenant, d, in.Party); err != nil {
 			in.UBLSize = 0 // a document too incomplete to write: its problems say why
 		}
 	}

@@ -37,8 +37,9 @@ type Service struct {
 type AuthorityChecks interface {
 	// CheckTIN asks whether the authority knows the party's TIN and id.
 	CheckTIN(ctx context.Context, t *Tenant, p *Party) TINCheck
-	// UBLSize is the size of the UBL the document would be sent as.
-	UBLSize(ctx context.Context, t *Tenant, d *Document) (int, error)
+	// UBLSize is the size of the UBL the document would be sent as, with p
+	// its buyer or on-behalf seller (nil for a consolidated invoice).
+	UBLSize(ctx context.Context, t *Tenant, d *Document, p *Party) (int, error)
 }
 
 // cachedKey is an authenticated key and when to look it up again.

@@ -55,27 +55,21 @@ func (s *Server) documentQR(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if v.URL == "" {
 		return notValid(v.Doc)
 	}
-	switch negotiate(r.Header.Get("Accept"), qrOffers) {
-	case "image/png":
-		img, err := qr.PNG(v.URL, size)
-		if err != nil {
-			return fmt.Errorf("qr png: %w", err)
-		}
-		writeBytes(w, "image/png", img)
-	case "image/jpeg":
-		img, err := qr.JPEG(v.URL, size)
-		if err != nil {
-			return fmt.Errorf("qr jpeg: %w", err)
-		}
-		writeBytes(w, "image/jpeg", img)
-	default:
-		img, err := qr.PNG(v.URL, size)
-		if err != nil {
-			return fmt.Errorf("qr png: %w", err)
-		}
+	encode := qr.PNG
+	mt := negotiate(r.Header.Get("Accept"), qrOffers)
+	if mt == "image/jpeg" {
+		encode = qr.JPEG
+	}
+	img, err := encode(v.URL, size)
+	if err != nil {
+		return fmt.Errorf("qr %s: %w", mt, err)
+	}
+	if mt == "application/json" {
 		ok(w, http.StatusOK, qrResult{ID: v.Doc.ID, DocumentUUID: v.Doc.Authority.DocumentUUID, URL: v.URL,
 			QRCode: base64.StdEncoding.EncodeToString(img)})
+		return nil
 	}
+	writeBytes(w, mt, img)
 	return nil
 }
 

@@ -21,7 +21,7 @@ var (
 	// authority's limits: more than MaxDocuments documents, a document over
 	// MaxDocumentSize bytes or a request body over MaxSubmissionSize bytes.
 	// Nothing was sent.
-	ErrTooLarge = errors.New("over the authority's submission limits")
+	ErrTooLarge = einvoice.ErrTooLarge
 	// ErrCredentials is wrapped when Credentials cannot be used (no BaseURL,
 	// ClientID or ClientSecret, or a BaseURL that is not an absolute http(s)
 	// URL). Nothing was sent.

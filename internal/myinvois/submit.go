@@ -19,7 +19,7 @@ const (
 	// MaxDocuments is the most documents one submission carries.
 	MaxDocuments = 100
 	// MaxDocumentSize is the most bytes of one document (before base64).
-	MaxDocumentSize = 300 << 10
+	MaxDocumentSize = einvoice.MaxUBLBytes
 	// MaxSubmissionSize is the most bytes of a submission's JSON body.
 	MaxSubmissionSize = 5 << 20
 )
@@ -71,6 +71,15 @@ func encodedSize(d einvoice.OutgoingDocument) (int, error) {
 // It fails with ErrTooLarge when a document is over MaxDocumentSize or cannot
 // fit in a submission alone.
 func Split(docs []einvoice.OutgoingDocument) ([][]einvoice.OutgoingDocument, error) {
+	return split(docs)
+}
+
+// Split is the package function Split, for einvoice.AuthorityAPI.
+func (c *Client) Split(docs []einvoice.OutgoingDocument) ([][]einvoice.OutgoingDocument, error) {
+	return split(docs)
+}
+
+func split(docs []einvoice.OutgoingDocument) ([][]einvoice.OutgoingDocument, error) {
 	var (
 		groups [][]einvoice.OutgoingDocument
 		cur    []einvoice.OutgoingDocument

@@ -2,6 +2,7 @@ package submission
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"time"
 
@@ -87,14 +88,28 @@ type Built struct {
 // Build writes the UBL of d for the tenant, signed when the tenant has a
 // certificate. A document already frozen keeps its parties.
 func (m *Manager) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, issuedAt time.Time) (*Built, error) {
+	p, err := m.partyFor(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return m.build(t, d, p, issuedAt, true)
+}
+
+// partyFor is the party a document's UBL needs: none once it is frozen.
+func (m *Manager) partyFor(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
+	if d.Frozen != nil {
+		return nil, nil
+	}
+	return m.party(ctx, d)
+}
+
+// build writes the UBL of d with its party; with sign, signed when the
+// tenant has a certificate.
+func (m *Manager) build(t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party, issuedAt time.Time, sign bool) (*Built, error) {
 	b := &Built{IssuedAt: issuedAt, Version: VersionUnsigned}
 	if d.Frozen != nil {
 		b.Frozen = *d.Frozen
 	} else {
-		p, err := m.party(ctx, d)
-		if err != nil {
-			return nil, err
-		}
 		b.Frozen.Supplier, b.Frozen.Customer = einvoice.Parties(d, t.Profile, p)
 	}
 	s, err := m.signer(t)
@@ -108,7 +123,7 @@ func (m *Manager) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Doc
 	if err != nil {
 		return nil, fmt.Errorf("write UBL: %w", err)
 	}
-	if s != nil {
+	if s != nil && sign {
 		if body, err = s.Sign(body, m.now()); err != nil {
 			return nil, fmt.Errorf("sign UBL: %w", err)
 		}
@@ -117,14 +132,27 @@ func (m *Manager) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Doc
 	return b, nil
 }
 
+// signatureReserve bounds what a signature adds to a document: the
+// certificate in base64, plus 4 KB for the rest (digests, signature value,
+// names, the fixed structure; about 2.5 KB with a 2048-bit key).
+func signatureReserve(s *dsig.Signer) int {
+	return base64.StdEncoding.EncodedLen(len(s.Certificate().Raw)) + 4096
+}
+
 // UBLSize returns the size in bytes of the document's UBL as it would be
-// sent now (validate's 300 KB check).
-func (m *Manager) UBLSize(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document) (int, error) {
-	b, err := m.Build(ctx, t, d, issueTime(d, m.now()))
+// sent now (validate's 300 KB check), with p its buyer or seller. It does
+// not sign: a signature adds at most signatureReserve, counted instead, so
+// that validating costs no RSA operation.
+func (m *Manager) UBLSize(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party) (int, error) {
+	b, err := m.build(t, d, p, issueTime(d, m.now()), false)
 	if err != nil {
 		return 0, err
 	}
-	return len(b.UBL), nil
+	n := len(b.UBL)
+	if s, _ := m.signer(t); s != nil {
+		n += signatureReserve(s)
+	}
+	return n, nil
 }
 
 // UBL returns the UBL sent for a document, or the UBL that would be sent now.

@@ -64,6 +64,15 @@ func TestBuildSigned(t *testing.T) {
 	if err := dsig.Verify(b.UBL); err != nil {
 		t.Errorf("signed UBL does not verify: %v", err)
 	}
+	// Validate counts the signature instead of making it: the reserve must
+	// cover what signing adds.
+	size, err := m.UBLSize(context.Background(), tenant, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size < len(b.UBL) {
+		t.Errorf("UBLSize %d, below the signed document's %d bytes", size, len(b.UBL))
+	}
 }
 
 // BenchmarkBuildSigned10Lines is UBL generation plus signing of a 10-line

@@ -10,45 +10,46 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// The authority's limits of one submission (reference myinvois.md 1.5).
-const (
-	MaxSubmissionDocs  = 100
-	MaxSubmissionBytes = 5 << 20
-	MaxDocumentBytes   = 300 << 10
-)
-
-// envelopeBytes estimates what one document adds to a submission's JSON
-// body: base64 of the document plus its hash, code number and keys.
-func envelopeBytes(it *item) int {
-	return (len(it.ubl)+2)/3*4 + 2*len(it.doc.InvoiceSerialNumber) + 160
-}
-
-// chunks splits items into as few submissions as the limits allow.
-func chunks(items []*item) [][]*item {
-	var out [][]*item
-	var cur []*item
-	size := 0
-	for _, it := range items {
-		n := envelopeBytes(it)
-		if len(cur) == MaxSubmissionDocs || (len(cur) > 0 && size+n > MaxSubmissionBytes-1024) {
-			out = append(out, cur)
-			cur, size = nil, 0
-		}
-		cur = append(cur, it)
-		size += n
+// chunks splits items into as few submissions as the authority's limits
+// allow (the client's Split, on the exact bytes it would send).
+func (m *Manager) chunks(items []*item) ([][]*item, error) {
+	docs := make([]einvoice.OutgoingDocument, len(items))
+	for i, it := range items {
+		docs[i] = einvoice.OutgoingDocument{CodeNumber: it.doc.InvoiceSerialNumber, Body: it.ubl}
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
+	groups, err := m.o.Authority.Split(docs)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := make([][]*item, len(groups))
+	i := 0
+	for g, docs := range groups { // Split keeps the order
+		out[g], i = items[i:i+len(docs)], i+len(docs)
+	}
+	return out, nil
 }
 
 // send sends items (all of tenant t, leased to owner) in as few submissions
 // as the limits allow, and records each outcome. It returns the submission
 // uids.
 func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) []string {
+	groups, err := m.chunks(items)
+	if err != nil {
+		// A document the authority would never take: refuse them one by
+		// one, so that the others still go.
+		if len(items) > 1 {
+			var uids []string
+			for _, it := range items {
+				uids = append(uids, m.send(ctx, t, []*item{it}, owner)...)
+			}
+			return uids
+		}
+		m.rejected(ctx, items[0], owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
+			"over the authority's size limits: not sent")
+		return nil
+	}
 	var uids []string
-	for _, c := range chunks(items) {
+	for _, c := range groups {
 		if uid := m.sendChunk(ctx, t, c, owner); uid != "" {
 			uids = append(uids, uid)
 		}
@@ -118,6 +119,11 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 func (m *Manager) submitFailed(ctx context.Context, items []*item, owner string, err error) {
 	ce, ok := einvoice.AsCallError(err)
 	switch {
+	case errors.Is(err, einvoice.ErrTooLarge):
+		for _, it := range items {
+			m.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
+				"over the authority's size limits: not sent")
+		}
 	case errors.Is(err, einvoice.ErrLogin), ok && ce.NotSent:
 		// Nothing was sent (a failed login: the tenant's credentials may
 		// need fixing, as the last error says; or the rate budget): try
