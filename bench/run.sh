@@ -10,7 +10,10 @@
 #   DOCS=1 bench/run.sh                 # seed 100000 invoices, then the invoice scenarios
 #
 # Environment:
-#   ENGINES          engines to run (default "sqlite postgres")
+#   ENGINES          engines to run (default "sqlite postgres"); "postgres-x3"
+#                    runs three replicas of the service on one PostgreSQL
+#                    database (any count: postgres-xN), the driver spreading
+#                    requests round-robin over them; memory is the first's
 #   BENCH_N          max requests per scenario (default 20000)
 #   BENCH_C          concurrency (default 16)
 #   BENCH_DURATION   max time per scenario (default 20s)
@@ -91,9 +94,11 @@ esac
 command -v jq >/dev/null || { echo "run.sh: needs jq" >&2; exit 2; }
 
 work=$(mktemp -d)
-server_pid= pg_db=
+server_pids=() pg_db=
 cleanup() {
-	if [[ -n $server_pid ]]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+	local pid
+	for pid in ${server_pids[@]+"${server_pids[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in ${server_pids[@]+"${server_pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
 	if [[ -n $pg_db ]]; then psql -q "$PG/$PG_ADMIN_DB" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null || true; fi
 	if [[ -n ${BENCH_OUT:-} ]]; then mkdir -p "$BENCH_OUT" && cp "$work"/*.json "$work"/*.log "$work"/*.pprof.txt "$work"/*.pb.gz "$BENCH_OUT"/ 2>/dev/null || true; fi
 	rm -rf "$work"
@@ -121,7 +126,7 @@ free_port() {
 # analyze ENGINE: on PostgreSQL, ANALYZE (or VACUUM ANALYZE) the database,
 # unless BENCH_PG_ANALYZE=0.
 analyze() {
-	[[ $1 == postgres ]] || return 0
+	[[ $1 == postgres* ]] || return 0
 	case $PG_ANALYZE in
 	1) psql -q "$PG/$pg_db" -c ANALYZE >/dev/null ;;
 	vacuum) psql -q "$PG/$pg_db" -c "VACUUM ANALYZE" >/dev/null ;;
@@ -131,13 +136,17 @@ analyze() {
 # run_engine ENGINE: serve a fresh database of ENGINE, time its startup into
 # $work/ENGINE.startup and write the results to $work/ENGINE.json.
 run_engine() {
-	local engine=$1 db port url start key status=0
+	local engine=$1 db port url urls=() start key status=0 replicas=1 i pid
 	case $engine in
 	sqlite)
 		mkdir -p "$work/sqlite"
 		db=$work/sqlite/einvoice.db
 		;;
-	postgres)
+	postgres | postgres-x*)
+		if [[ $engine == postgres-x* ]]; then
+			replicas=${engine#postgres-x}
+			[[ $replicas =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: $engine: want postgres-xN, N from 1 to 99" >&2 && return 2; }
+		fi
 		pg_db=einvoice_bench_$$_$RANDOM
 		psql -q "$PG/$PG_ADMIN_DB" -c "CREATE DATABASE $pg_db" >/dev/null || return 1
 		db="$PG/$pg_db?sslmode=disable"
@@ -146,18 +155,24 @@ run_engine() {
 		;;
 	*) echo "run.sh: unknown engine $engine" >&2 && return 2 ;;
 	esac
-	port=$(free_port) || return 1
-	url=http://127.0.0.1:$port
-
+	# Replicas start together, as behind a load balancer: one migrates and
+	# bootstraps, the others wait for it; startup is the slowest one's.
 	start=$(date +%s%N)
-	"$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
-		>"$work/$engine.out" 2>"$work/$engine.log" &
-	server_pid=$!
-	if ! "$work/bench" -wait-ready -url "$url" -started-at "$start" >"$work/$engine.startup"; then
-		tail -20 "$work/$engine.log" >&2
-		return 1
-	fi
-	key=$(grep -Eo 'eik_[A-Za-z0-9_-]{20,}' "$work/$engine.out" | head -1)
+	for ((i = 0; i < replicas; i++)); do
+		port=$(free_port) || return 1
+		urls+=("http://127.0.0.1:$port")
+		"$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
+			>"$work/$engine.$i.out" 2>"$work/$engine.$i.log" &
+		server_pids+=($!)
+	done
+	for ((i = 0; i < replicas; i++)); do
+		if ! "$work/bench" -wait-ready -url "${urls[i]}" -started-at "$start" >"$work/$engine.startup"; then
+			tail -20 "$work/$engine.$i.log" >&2
+			return 1
+		fi
+	done
+	url=$(IFS=,; echo "${urls[*]}")
+	key=$(cat "$work/$engine".*.out | grep -Eo 'eik_[A-Za-z0-9_-]{20,}' | head -1)
 	if [[ -z $key ]]; then
 		echo "run.sh: $engine: no demo key on the serve output" >&2
 		return 1
@@ -197,10 +212,12 @@ run_engine() {
 	done
 	jq -s '{results: map(.results[]?), seed: (map(.seed // empty) | first)}' "${files[@]}" >"$work/$engine.json" || status=1
 
-	kill -TERM "$server_pid"
-	wait "$server_pid" || { echo "run.sh: $engine: serve exited with status $?" >&2; status=1; }
-	server_pid=
-	if [[ $engine == postgres ]]; then
+	for pid in "${server_pids[@]}"; do kill -TERM "$pid"; done
+	for pid in "${server_pids[@]}"; do
+		wait "$pid" || { echo "run.sh: $engine: serve exited with status $?" >&2; status=1; }
+	done
+	server_pids=()
+	if [[ $engine == postgres* ]]; then
 		psql -q "$PG/$PG_ADMIN_DB" -c "DROP DATABASE $pg_db WITH (FORCE)" >/dev/null
 		pg_db=
 	fi
@@ -216,7 +233,7 @@ done
 cell() {
 	jq -r "$2 // \"-\"" "$work/$1.json" 2>/dev/null || echo -
 }
-name() { case $1 in sqlite) echo SQLite ;; postgres) echo PostgreSQL ;; *) echo "$1" ;; esac; }
+name() { case $1 in sqlite) echo SQLite ;; postgres) echo PostgreSQL ;; postgres-x*) echo "PostgreSQL, ${1#postgres-x} replicas" ;; *) echo "$1" ;; esac; }
 row() { # row LABEL JQ_EXPR
 	local line="| $1 |"
 	for e in $ENGINES; do line+=" $(cell "$e" "$2") |"; done
@@ -229,7 +246,7 @@ echo "c=$C, n=$N per scenario, at most $DURATION per scenario, warm-up $WARMUP; 
 echo
 header="| |" rule="|---|"
 for e in $ENGINES; do header+=" $(name "$e") |" rule+="--:|"; done
-if [[ " $ENGINES " == *" postgres "* ]]; then
+if [[ " $ENGINES " == *" postgres"* ]]; then
 	after="each scenario"
 	((SEED > 0)) && after="the seeding and each scenario"
 	case $PG_ANALYZE in

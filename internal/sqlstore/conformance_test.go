@@ -64,6 +64,7 @@ func TestConformance(t *testing.T) {
 		"RateLimit":        testRateLimit,
 		"MigrateTwice":     testMigrateTwice,
 		"ConcurrentWrites": testConcurrentWrites,
+		"ConcurrentDocs":   testConcurrentDocuments,
 		"Documents":        testDocuments,
 		"DocumentListing":  testDocumentListing,
 		"Outbox":           testOutbox,

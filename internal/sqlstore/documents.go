@@ -121,7 +121,7 @@ func (s *Store) CreateDocument(ctx context.Context, d *einvoice.Document, e einv
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, args...); err != nil {
 			return docWriteError(err)
 		}
@@ -148,7 +148,7 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		kind, status, err := s.lockDocument(ctx, tx, d.TenantID, d.ID)
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func (s *Store) DeleteDocument(ctx context.Context, tenantID, id string, from []
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return einvoice.ErrNotFound
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		kind, status, err := s.lockDocument(ctx, tx, tenantID, id)
 		if err != nil {
 			return err
@@ -204,7 +204,7 @@ func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, fro
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return einvoice.ErrNotFound
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		kind, _, err := s.lockDocument(ctx, tx, tenantID, id)
 		if err != nil {
 			return err

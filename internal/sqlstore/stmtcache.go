@@ -17,8 +17,11 @@ import (
 type stmtCache struct {
 	db          *sql.DB
 	passthrough bool
-	mu          sync.RWMutex
-	m           map[string]*sql.Stmt
+	// group, when set, runs ExecContext in the next group commit (SQLite's
+	// writer), so that single-statement writes share fsyncs too.
+	group *groupCommitter
+	mu    sync.RWMutex
+	m     map[string]*sql.Stmt
 }
 
 func newStmtCache(db *sql.DB, passthrough bool) *stmtCache {
@@ -78,7 +81,16 @@ func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) 
 	if err != nil {
 		return nil, err
 	}
-	return st.ExecContext(ctx, args...)
+	if c.group == nil {
+		return st.ExecContext(ctx, args...)
+	}
+	var res sql.Result
+	err = c.group.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		res, err = tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return err
+	})
+	return res, err
 }
 
 // close closes every prepared statement.

@@ -55,7 +55,9 @@ type Store struct {
 	// PostgreSQL both are the same pool.
 	w, r *sql.DB
 	// ws and rs run the queries of w and r through prepared statements.
-	ws, rs  *stmtCache
+	ws, rs *stmtCache
+	// group runs SQLite's write transactions (nil on PostgreSQL).
+	group   *groupCommitter
 	secrets Sealer
 }
 
@@ -99,8 +101,10 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 		}
 		s.r.SetMaxOpenConns(8)
 		s.r.SetMaxIdleConns(8)
+		s.group = newGroupCommitter(s.w)
 	}
 	s.ws, s.rs = newStmtCache(s.w, s.engine == Postgres), newStmtCache(s.r, s.engine == Postgres)
+	s.ws.group = s.group
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", s.engine, err)
@@ -143,6 +147,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	s.ws.close()
 	s.rs.close()
 	var err error
@@ -188,32 +195,21 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 	return nil
 }
 
-// tx runs fn in a transaction on the write pool, retrying PostgreSQL
-// serialization failures a few times.
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+// tx runs fn in a transaction on the write pool: on SQLite through the
+// group committer, on PostgreSQL on its own, retrying serialization
+// failures a few times.
+func (s *Store) tx(ctx context.Context, fn txFunc) error {
+	if s.group != nil {
+		return s.group.do(ctx, fn)
+	}
 	for attempt := 0; ; attempt++ {
-		err := s.tx1(ctx, fn)
+		err := runTx(ctx, s.w, fn)
 		var pg *pgconn.PgError
 		if attempt < 3 && errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01") {
 			continue
 		}
 		return err
 	}
-}
-
-func (s *Store) tx1(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
 }
 
 // classify turns engine-specific constraint errors into the domain's.

@@ -47,7 +47,7 @@ func (s *Store) WriteSubmission(ctx context.Context, w einvoice.SubmissionWrite)
 			return err
 		}
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if w.Doc != nil {
 			if err := s.writeDocumentIn(ctx, tx, w.Doc, w.From, w.Version, docArgs); err != nil {
 				return err

@@ -138,7 +138,8 @@ func (s *Store) UpdateTenant(ctx context.Context, t *einvoice.Tenant) error {
 // Bootstrap creates t and k if no bootstrap happened on this database before.
 func (s *Store) Bootstrap(ctx context.Context, t *einvoice.Tenant, k *einvoice.APIKey) (bool, error) {
 	created := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		created = false // a failed group runs this again
 		res, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('bootstrapped', $1) ON CONFLICT (key) DO NOTHING`, t.ID)
 		if err != nil {
 			return fmt.Errorf("bootstrap mark: %w", err)
