@@ -179,6 +179,16 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
+	if s.engine == Postgres {
+		// Replicas starting together queue here, each going on the moment
+		// the one before it is done: goose's own lock (kept, for
+		// `einvoice migrate` run beside old binaries) only retries every 5 s.
+		unlock, err := s.waitMigrationTurn(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	p, err := goose.NewProvider(dialect, s.w, sub, opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
@@ -193,6 +203,26 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 		}
 	}
 	return nil
+}
+
+// migrationTurnLock is the advisory lock id under which einvoice processes
+// take turns to migrate ("einvoice" in ASCII); goose's lock has another id.
+const migrationTurnLock = 0x65696e766f696365
+
+// waitMigrationTurn blocks until this process holds the migration turn on
+// PostgreSQL and returns its release. The lock belongs to a transaction that
+// does nothing else, so it ends with it, or with its session if the
+// connection breaks: a lost turn never stays held.
+func (s *Store) waitMigrationTurn(ctx context.Context) (func(), error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("migration turn: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationTurnLock)); err != nil {
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("migration turn: %w", err)
+	}
+	return func() { _ = tx.Rollback() }, nil
 }
 
 // tx runs fn in a transaction on the write pool: on SQLite through the
