@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -131,7 +132,7 @@ func (g *groupCommitter) commit(group []*groupReq) {
 	}
 	kept := live[:0:0]
 	for i, r := range live {
-		err := savepoint(tx, func() error { return r.fn(context.WithoutCancel(r.ctx), tx) })
+		err := savepoint(tx, func() error { return call(context.WithoutCancel(r.ctx), tx, r.fn) })
 		var broken *groupBroken
 		if errors.As(err, &broken) {
 			// The transaction is gone (SQLite rolls back the whole of it on
@@ -195,13 +196,25 @@ func savepoint(tx *sql.Tx, fn func() error) error {
 	return nil
 }
 
+// call runs fn, turning a panic into its error: on SQLite fn runs on the
+// committer's goroutine, where a panic would end the process instead of
+// one request.
+func call(ctx context.Context, tx *sql.Tx, fn txFunc) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("write transaction panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return fn(ctx, tx)
+}
+
 // runTx runs fn in a transaction of its own on db.
 func runTx(ctx context.Context, db *sql.DB, fn txFunc) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(ctx, tx); err != nil {
+	if err := call(ctx, tx, fn); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -93,6 +94,32 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 	}
 	if got := keys(t, db); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("kept %v, want [a b]", got)
+	}
+}
+
+// TestGroupCommitPanic: a transaction that panics fails alone, as an error,
+// and the committer (and the process) lives on.
+func TestGroupCommitPanic(t *testing.T) {
+	db := groupDB(t)
+	g := newGroupCommitter(db)
+	defer g.close()
+	ctx := context.Background()
+	err := g.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := insert("p")(ctx, tx); err != nil {
+			return err
+		}
+		var m map[string]int
+		m["boom"]++ // nil map: panics
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("panicking transaction: %v", err)
+	}
+	if err := g.do(ctx, insert("after")); err != nil {
+		t.Fatalf("after the panic: %v", err)
+	}
+	if got := keys(t, db); !slices.Equal(got, []string{"after"}) {
+		t.Errorf("kept %v, want [after]", got)
 	}
 }
 
