@@ -27,6 +27,8 @@
 #                    scenarios pick from them.
 #   DOCS=1           the documents benchmark: the defaults above for DOCS
 #   SERVE_FLAGS      extra flags for einvoice serve, e.g. "--pprof-addr 127.0.0.1:6060"
+#   SERVE_GOMAXPROCS GOMAXPROCS of each einvoice serve process (not of the driver),
+#                    e.g. 1 when several replicas share the machine's cores
 #   BENCH_PROFILE    comma list of scenarios to profile: during each, take a 15 s
 #                    CPU profile of the server (go tool pprof -top -nodecount=25)
 #                    and print it to stderr. Adds --pprof-addr $BENCH_PPROF_ADDR
@@ -161,7 +163,7 @@ run_engine() {
 	for ((i = 0; i < replicas; i++)); do
 		port=$(free_port) || return 1
 		urls+=("http://127.0.0.1:$port")
-		"$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
+		env ${SERVE_GOMAXPROCS:+GOMAXPROCS=$SERVE_GOMAXPROCS} "$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
 			>"$work/$engine.$i.out" 2>"$work/$engine.$i.log" &
 		server_pids+=($!)
 	done
