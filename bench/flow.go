@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -125,7 +126,7 @@ func (b *bench) runFlow(n int, timeout time.Duration) (Flow, error) {
 }
 
 // printFlow writes the flow's figures.
-func printFlow(w interface{ Write([]byte) (int, error) }, f Flow) {
+func printFlow(w io.Writer, f Flow) {
 	fmt.Fprintf(w, "flow: %d documents created, validated, bulk-submitted (%d submissions) and Valid in %.1f s\n",
 		f.Documents, f.Submissions, f.TotalS)
 	fmt.Fprintf(w, "  create %.1f s, validate %.1f s, submit %.1f s, wait for Valid %.1f s; %d errors\n",

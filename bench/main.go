@@ -323,20 +323,7 @@ func flowMain(b *bench, o options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench: flow:", err)
 		return 1
 	}
-	for _, e := range f.ErrorSamples {
-		fmt.Fprintf(stderr, "bench: flow: error: %s\n", e)
-	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(f)
-	} else {
-		printFlow(stdout, f)
-	}
-	if f.Errors > 0 {
-		return 1
-	}
-	return 0
+	return report(o, stdout, stderr, "flow", f.ErrorSamples, f.Errors, f, func(w io.Writer) { printFlow(w, f) })
 }
 
 // soakMain runs -soak and prints its figures.
@@ -347,17 +334,24 @@ func soakMain(b *bench, list []scenario, o options, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "bench: soak:", err)
 		return 1
 	}
-	for _, e := range s.ErrorSamples {
-		fmt.Fprintf(stderr, "bench: soak: error: %s\n", e)
+	return report(o, stdout, stderr, "soak", s.ErrorSamples, s.Errors, s, func(w io.Writer) { printSoak(w, s) })
+}
+
+// report prints a run's error samples to stderr and its figures to stdout
+// (v as JSON with -json, else print), and returns the exit status: 1 if any
+// request failed.
+func report(o options, stdout, stderr io.Writer, what string, samples []string, errs int, v any, print func(io.Writer)) int {
+	for _, e := range samples {
+		fmt.Fprintf(stderr, "bench: %s: error: %s\n", what, e)
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(s)
+		_ = enc.Encode(v)
 	} else {
-		printSoak(stdout, s)
+		print(stdout)
 	}
-	if s.Errors > 0 {
+	if errs > 0 {
 		return 1
 	}
 	return 0

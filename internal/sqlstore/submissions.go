@@ -133,22 +133,10 @@ func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil tim
 	if s.engine == Postgres {
 		pick += ` FOR UPDATE SKIP LOCKED`
 	}
-	rows, err := s.w.QueryContext(ctx, `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
+	jobs, err := s.claim(ctx, "claim jobs", `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
 		WHERE id IN (`+pick+`) RETURNING `+jobColumns, owner, micros(leaseUntil), micros(now), limit)
 	if err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", err)
-	}
-	defer rows.Close()
-	var jobs []*einvoice.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", err)
+		return nil, err
 	}
 	slices.SortFunc(jobs, func(a, b *einvoice.Job) int { return a.NextAttemptAt.Compare(b.NextAttemptAt) })
 	return jobs, nil
@@ -168,23 +156,33 @@ func (s *Store) FinishPoll(ctx context.Context, tenantID, documentID string, now
 // ClaimSubmissionPolls leases every pending poll job of a submission whose
 // lease has expired.
 func (s *Store) ClaimSubmissionPolls(ctx context.Context, tenantID, submissionUID, owner string, now, leaseUntil time.Time) ([]*einvoice.Job, error) {
-	rows, err := s.w.QueryContext(ctx, `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
+	return s.claim(ctx, "claim submission polls", `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
 		WHERE tenant_id = $3 AND submission_uid = $4 AND kind = 'poll' AND state = 'pending' AND lease_until <= $5
 		RETURNING `+jobColumns, owner, micros(leaseUntil), tenantID, submissionUID, micros(now))
-	if err != nil {
-		return nil, fmt.Errorf("claim submission polls: %w", err)
-	}
-	defer rows.Close()
+}
+
+// claim runs an UPDATE ... RETURNING that leases jobs, as a write
+// transaction (on SQLite, in the group commit), and returns the jobs.
+func (s *Store) claim(ctx context.Context, what, query string, args ...any) ([]*einvoice.Job, error) {
 	var jobs []*einvoice.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		jobs = jobs[:0] // a failed group runs this again
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		jobs = append(jobs, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim submission polls: %w", err)
+		defer rows.Close()
+		for rows.Next() {
+			j, err := scanJob(rows)
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return jobs, nil
 }
