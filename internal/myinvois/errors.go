@@ -2,6 +2,7 @@ package myinvois
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,8 +98,7 @@ type wireError struct {
 	Details      flexList[wireError]  `json:"details"`
 	ErrorCode    flexString           `json:"errorCode"`
 	Error        flexString           `json:"error"`
-	ErrorMS      flexString           `json:"errorMS"`
-	ErrorMs      flexString           `json:"errorMs"`
+	ErrorMS      flexString           `json:"errorMS"` // also errorMs: keys match without regard to case
 	PropertyName flexString           `json:"propertyName"`
 	PropertyPath flexString           `json:"propertyPath"`
 	InnerError   flexList[wireError]  `json:"innerError"`
@@ -129,9 +129,9 @@ func (f *flexField) UnmarshalJSON(b []byte) error {
 // target or propertyName, and Details are details followed by innerError.
 func (w wireError) fold() einvoice.AuthorityError {
 	e := einvoice.AuthorityError{
-		Code:         first(w.Code, w.ErrorCode),
-		Message:      first(w.Message, w.Error, w.ErrorMS, w.ErrorMs, w.Title, w.Detail),
-		Target:       first(w.Target, w.PropertyName),
+		Code:         string(cmp.Or(w.Code, w.ErrorCode)),
+		Message:      string(cmp.Or(w.Message, w.Error, w.ErrorMS, w.Title, w.Detail)),
+		Target:       string(cmp.Or(w.Target, w.PropertyName)),
 		PropertyPath: string(w.PropertyPath),
 	}
 	for _, d := range w.Details {
@@ -155,15 +155,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func first(ss ...flexString) string {
-	for _, s := range ss {
-		if s != "" {
-			return string(s)
-		}
-	}
-	return ""
 }
 
 func isEmpty(e einvoice.AuthorityError) bool {

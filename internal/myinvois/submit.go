@@ -153,10 +153,10 @@ func submissionBody(docs []einvoice.OutgoingDocument) ([]byte, error) {
 }
 
 // submitAnswer is the authority's 202. The documentation spells
-// submissionUID, the live service submissionUid: both are read.
+// submissionUID, the live service submissionUid: encoding/json matches keys
+// without regard to case, so one field reads both.
 type submitAnswer struct {
-	SubmissionUid     string                      `json:"submissionUid"`
-	SubmissionUID     string                      `json:"submissionUID"`
+	SubmissionUID     string                      `json:"submissionUid"`
 	AcceptedDocuments []einvoice.AcceptedDocument `json:"acceptedDocuments"`
 	RejectedDocuments []struct {
 		CodeNumber string    `json:"invoiceCodeNumber"`
@@ -191,10 +191,7 @@ func (c *Client) Submit(ctx context.Context, cred einvoice.Credentials, docs []e
 	if err := decode(op, a, &sa); err != nil {
 		return einvoice.SubmitResult{}, err
 	}
-	res := einvoice.SubmitResult{SubmissionUID: sa.SubmissionUid, Accepted: sa.AcceptedDocuments}
-	if res.SubmissionUID == "" {
-		res.SubmissionUID = sa.SubmissionUID
-	}
+	res := einvoice.SubmitResult{SubmissionUID: sa.SubmissionUID, Accepted: sa.AcceptedDocuments}
 	for _, r := range sa.RejectedDocuments {
 		res.Rejected = append(res.Rejected, einvoice.RejectedDocument{CodeNumber: r.CodeNumber, Error: r.Error.fold()})
 	}

@@ -18,6 +18,9 @@ const documentColumns = `id, tenant_id, kind, type_code, status, buyer_id, selle
 
 func nullID(id string) sql.NullString { return sql.NullString{String: id, Valid: id != ""} }
 
+// docBodyArg is the index of the JSON body in documentArgs.
+const docBodyArg = 9
+
 func documentArgs(d *einvoice.Document) ([]any, error) {
 	body, err := json.Marshal(d)
 	if err != nil {

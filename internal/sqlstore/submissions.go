@@ -82,18 +82,18 @@ func (s *Store) writeDocumentIn(ctx context.Context, tx *sql.Tx, d *einvoice.Doc
 	if !slices.Contains(from, status) {
 		return einvoice.ErrWrongState
 	}
+	q := `UPDATE documents SET status=$3, body=$4, updated_at=$5 WHERE id=$1 AND tenant_id=$2`
+	a := []any{d.ID, d.TenantID, string(d.Status), args[docBodyArg], micros(d.UpdatedAt)}
 	if !version.IsZero() {
-		var updated int64
-		if err := tx.QueryRowContext(ctx, `SELECT updated_at FROM documents WHERE id = $1`, d.ID).Scan(&updated); err != nil {
-			return fmt.Errorf("document version: %w", err)
-		}
-		if updated != micros(version) {
-			return einvoice.ErrWrongState
-		}
+		q += ` AND updated_at=$6`
+		a = append(a, micros(version))
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE documents SET status=$3, body=$4, updated_at=$5 WHERE id=$1 AND tenant_id=$2`,
-		d.ID, d.TenantID, string(d.Status), args[9], micros(d.UpdatedAt)); err != nil {
+	res, err := tx.ExecContext(ctx, q, a...)
+	if err != nil {
 		return fmt.Errorf("write document: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return einvoice.ErrWrongState // changed since version
 	}
 	return moveCount(ctx, tx, d.TenantID, kind, status, d.Status)
 }

@@ -1,6 +1,7 @@
 package submission
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,7 +106,7 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 			if d.Authority != nil {
 				r.Authority = d.Authority.Errors
 				if len(r.Authority) > 0 {
-					r.Message = "The tax authority refused the document: " + firstNonEmpty(r.Authority[0].Message, r.Authority[0].Code)
+					r.Message = "The tax authority refused the document: " + cmp.Or(r.Authority[0].Message, r.Authority[0].Code)
 				}
 			}
 			res.Rejected = append(res.Rejected, r)

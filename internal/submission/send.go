@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -35,18 +36,24 @@ func (m *Manager) chunks(items []*item) ([][]*item, error) {
 func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) []string {
 	groups, err := m.chunks(items)
 	if err != nil {
-		// A document the authority would never take: refuse them one by
-		// one, so that the others still go.
-		if len(items) > 1 {
-			var uids []string
-			for _, it := range items {
-				uids = append(uids, m.send(ctx, t, []*item{it}, owner)...)
+		// Documents the authority would never take are refused alone (a
+		// check without I/O), so that the others still go together.
+		var fit []*item
+		for _, it := range items {
+			if _, err := m.chunks([]*item{it}); err != nil {
+				m.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
+					"over the authority's size limits: not sent")
+				continue
 			}
-			return uids
+			fit = append(fit, it)
 		}
-		m.rejected(ctx, items[0], owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
-			"over the authority's size limits: not sent")
-		return nil
+		if len(fit) == 0 {
+			return nil
+		}
+		if groups, err = m.chunks(fit); err != nil {
+			m.retryLater(ctx, fit, owner, err, false)
+			return nil
+		}
 	}
 	var uids []string
 	for _, c := range groups {
@@ -67,17 +74,26 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	// Mark every job maybe-sent before the call: a crash from here on
 	// leaves the outcome unknown, to be settled by asking the authority.
 	now := m.now()
-	var sendable []*item
-	for _, it := range items {
+	jobs := make([]*einvoice.Job, len(items))
+	for i, it := range items {
 		// The lease is renewed with the mark, so that no other worker can
 		// take the job over while this call may still be under way.
 		it.job.Attempts++
 		it.job.MaybeSent, it.job.LeaseUntil, it.job.UpdatedAt = true, now.Add(m.o.Lease), now
-		if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
-			m.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
-			continue
+		jobs[i] = it.job
+	}
+	sendable := items
+	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}); err != nil {
+		// One job's lease was lost (or the write failed): mark them one by
+		// one and send those still held.
+		sendable = nil
+		for _, it := range items {
+			if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
+				m.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
+				continue
+			}
+			sendable = append(sendable, it)
 		}
-		sendable = append(sendable, it)
 	}
 	if len(sendable) == 0 {
 		return ""
@@ -225,9 +241,14 @@ func (m *Manager) write(ctx context.Context, w einvoice.SubmissionWrite) {
 	}
 }
 
+// truncate cuts s to at most n bytes without splitting a character
+// (PostgreSQL refuses invalid UTF-8, which would lose the whole write).
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n]
 }

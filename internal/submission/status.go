@@ -1,6 +1,7 @@
 package submission
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +14,10 @@ import (
 
 // apply records what the authority says of a Submitted or Valid document.
 // With a job (held by owner) a final verdict also closes the job. It reports
-// whether the document reached a final status.
+// whether the document reached a final status, and else why not when
+// something failed (the caller reschedules the job with that cause).
 func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, d *einvoice.Document, s einvoice.DocumentState,
-	j *einvoice.Job, owner string) bool {
+	j *einvoice.Job, owner string) (bool, error) {
 	now := m.now()
 	from := d.Status
 	rec := d.Authority
@@ -40,7 +42,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 			}
 			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(s.StatusReason, 200)
 		} else if from == einvoice.StatusValid {
-			return true // nothing new
+			return true, nil // nothing new
 		}
 	case "invalid":
 		d.Status, note = einvoice.StatusInvalid, "found invalid by the authority"
@@ -50,10 +52,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 			det, err := m.o.Authority.GetDocumentDetails(callCtx, creds, s.UUID)
 			cancel()
 			if err != nil {
-				if j != nil {
-					m.pollLater(ctx, j, owner, fmt.Errorf("read the errors of an invalid document: %w", err))
-				}
-				return false
+				return false, fmt.Errorf("read the errors of an invalid document: %w", err)
 			}
 			errs = det.Errors
 		}
@@ -65,7 +64,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 			rec.CancelledAt = &now
 		}
 	default: // still Submitted
-		return false
+		return false, nil
 	}
 	d.UpdatedAt = now
 	w := einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{from},
@@ -76,7 +75,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 	}
 	if err := m.o.Store.WriteSubmission(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
 		m.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
-		return false
+		return false, fmt.Errorf("record the authority's verdict: %w", err)
 	}
 	if j == nil && from == einvoice.StatusSubmitted {
 		// A verdict found by a status request: the poll job has nothing
@@ -85,7 +84,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 			m.log.WarnContext(ctx, "could not close the poll job", "document_id", d.ID, "error", err)
 		}
 	}
-	return true
+	return true, nil
 }
 
 // StatusResult is a document's status as the authority last told it.
@@ -141,7 +140,7 @@ func (m *Manager) refresh(ctx context.Context, t *einvoice.Tenant, d *einvoice.D
 	}
 	for _, s := range st.Documents {
 		if s.UUID == d.Authority.DocumentUUID {
-			m.apply(ctx, t, creds, d, s, nil, "")
+			_, _ = m.apply(ctx, t, creds, d, s, nil, "") // the poller retries what failed
 			return true
 		}
 	}
@@ -183,7 +182,8 @@ func (m *Manager) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
 	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
-	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
+	// The authority has cancelled it: record that even if the client left.
+	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
 		return nil, fmt.Errorf("record cancellation: %w", err)
 	}
 	return &StatusResult{Doc: d, ValidationURL: m.ValidationURL(t, d)}, nil
@@ -194,19 +194,10 @@ func (m *Manager) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 func authorityError(err error, what string) error {
 	ce, ok := einvoice.AsCallError(err)
 	if ok && !ce.Temporary() {
-		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the %s: %s", what, firstNonEmpty(ce.Body.Message, ce.Body.Code, err.Error()))
+		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the %s: %s", what, cmp.Or(ce.Body.Message, ce.Body.Code, err.Error()))
 		e.Authority = []einvoice.AuthorityError{ce.Body}
 		return e
 	}
 	return &einvoice.Error{Code: einvoice.CodeAuthorityUnavailable,
 		Message: fmt.Sprintf("The tax authority could not be reached for the %s; try again later.", what), Err: err}
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -80,7 +80,10 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 		g := groups[tid]
 		t, err := m.tenant(work, tid)
 		if err != nil {
-			return len(jobs), err
+			// The other tenants' work goes on; these jobs are taken again
+			// once their lease ends.
+			m.log.WarnContext(work, "load the tenant of claimed jobs", "tenant_id", tid, "error", err)
+			continue
 		}
 		send := m.settle(work, t, g.settle, owner)
 		for _, j := range g.fresh {
@@ -228,8 +231,8 @@ func (m *Manager) poll(ctx context.Context, t *einvoice.Tenant, submissionUID st
 			m.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
 			continue
 		}
-		if !m.apply(ctx, t, creds, d, s, j, owner) {
-			m.pollLater(ctx, j, owner, nil)
+		if final, err := m.apply(ctx, t, creds, d, s, j, owner); !final {
+			m.pollLater(ctx, j, owner, err)
 		}
 	}
 }
