@@ -137,27 +137,43 @@ func objectMembers(b []byte, v span) ([]member, bool) {
 }
 
 // arrayElement returns the span of element n of the array at v.
-func arrayElement(b []byte, v span, n int) (span, bool) {
+func arrayElement(b []byte, v span, n int) (found span, ok bool) {
+	k := 0
+	eachElement(b, v, func(e span) bool {
+		if k == n {
+			found, ok = e, true
+			return false
+		}
+		k++
+		return true
+	})
+	return found, ok
+}
+
+// eachElement calls fn with each element of the array at v, in one pass,
+// until fn returns false. It reports whether v is a well-formed array (as
+// far as it was walked).
+func eachElement(b []byte, v span, fn func(span) bool) bool {
 	i := v.start
 	if i < 0 || i >= len(b) || b[i] != '[' {
-		return span{}, false
+		return false
 	}
 	i = skipSpace(b, i+1)
-	for k := 0; i < len(b) && b[i] != ']'; k++ {
+	for i < len(b) && b[i] != ']' {
 		e := skipValue(b, i)
 		if e < 0 {
-			return span{}, false
+			return false
 		}
-		if k == n {
-			return span{i, e}, true
+		if !fn(span{i, e}) {
+			return true
 		}
 		j := skipSpace(b, e)
 		if j >= len(b) || b[j] != ',' {
-			return span{}, false
+			return false
 		}
 		i = skipSpace(b, j+1)
 	}
-	return span{}, false
+	return i < len(b)
 }
 
 // keyIs reports whether the raw key bytes spell name.

@@ -154,23 +154,22 @@ func references(b []byte, sig span) (doc, props string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
+	// One pass over the array (indexing each element would rescan it:
+	// quadratic in a hostile document's element count), stopping once both
+	// are found.
 	var haveDoc, haveProps bool
-	for i := 0; ; i++ {
-		ref, ok := arrayElement(b, refs, i)
-		if !ok {
-			break
-		}
+	eachElement(b, refs, func(ref span) bool {
 		u, ok := field(b, ref, "URI")
 		if !ok {
-			continue
+			return true
 		}
 		uri, ok := stringAt(b, u)
 		if !ok {
-			continue
+			return true
 		}
 		d, ok := leafText(b, ref, "DigestValue")
 		if !ok {
-			continue
+			return true
 		}
 		switch {
 		case uri == "" && !haveDoc:
@@ -178,7 +177,8 @@ func references(b []byte, sig span) (doc, props string, ok bool) {
 		case uri == signedPropsURI && !haveProps:
 			props, haveProps = d, true
 		}
-	}
+		return !(haveDoc && haveProps)
+	})
 	return doc, props, haveDoc && haveProps
 }
 
