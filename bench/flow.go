@@ -21,7 +21,11 @@ type Flow struct {
 	ValidS    float64 `json:"valid_s"`
 	TotalS    float64 `json:"total_s"`
 	// Submissions is how many submissions the bulk submits made.
-	Submissions  int      `json:"submissions"`
+	Submissions int `json:"submissions"`
+	// NotValidated is how many validations answered without
+	// validation_passed (each is also one of Errors); such documents
+	// cannot become Valid.
+	NotValidated int      `json:"not_validated"`
 	Errors       int      `json:"errors"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
 }
@@ -61,13 +65,12 @@ func (b *bench) runFlow(n int, timeout time.Duration) (Flow, error) {
 
 	// Validate.
 	t := time.Now()
-	notReady := 0
 	b.drive(scenario{name: "flow-validate", request: func(b *bench, i int64) (*http.Request, error) {
 		return b.newRequest(http.MethodPost, "/api/v1/documents/"+ids[i]+"/validate", key, "")
 	}}, int64(len(ids)), time.Time{}, errs, func(_ *http.Request, body []byte) {
 		if !strings.Contains(string(body), `"validation_passed":true`) {
 			mu.Lock()
-			notReady++
+			f.NotValidated++
 			mu.Unlock()
 			errs.add(fmt.Sprintf("validate: %.300s", body))
 		}
@@ -129,6 +132,6 @@ func (b *bench) runFlow(n int, timeout time.Duration) (Flow, error) {
 func printFlow(w io.Writer, f Flow) {
 	fmt.Fprintf(w, "flow: %d documents created, validated, bulk-submitted (%d submissions) and Valid in %.1f s\n",
 		f.Documents, f.Submissions, f.TotalS)
-	fmt.Fprintf(w, "  create %.1f s, validate %.1f s, submit %.1f s, wait for Valid %.1f s; %d errors\n",
-		f.CreateS, f.ValidateS, f.SubmitS, f.ValidS, f.Errors)
+	fmt.Fprintf(w, "  create %.1f s, validate %.1f s, submit %.1f s, wait for Valid %.1f s; %d errors (%d failed validation)\n",
+		f.CreateS, f.ValidateS, f.SubmitS, f.ValidS, f.Errors, f.NotValidated)
 }

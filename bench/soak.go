@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,29 +28,29 @@ type Soak struct {
 }
 
 // serverLevels reads the server's live heap, resident memory and goroutines
-// from /metrics, as the mean of a few samples a second apart (a single
-// sample catches the heap at an arbitrary point of its GC cycle).
+// from /metrics, as the mean of n samples a second apart (a single sample
+// catches the heap at an arbitrary point of its GC cycle). A failed read or
+// a missing metric is an error: counting it as 0 would skew the comparison.
 func (b *bench) serverLevels(n int) (heap, rss, goroutines float64, err error) {
+	names := [...]string{"go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_goroutines"}
+	var sum [len(names)]float64
 	for i := range n {
 		if i > 0 {
 			time.Sleep(time.Second)
 		}
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, b.base+"/metrics", nil)
-		resp, err := b.client.Do(req)
+		text, err := fetchMetrics(context.Background(), b.client, b.base+"/metrics")
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return 0, 0, 0, err
+		for j, name := range names {
+			v, ok := metricValue(strings.NewReader(text), name)
+			if !ok {
+				return 0, 0, 0, fmt.Errorf("%s/metrics has no sample of %s", b.base, name)
+			}
+			sum[j] += v
 		}
-		h, _ := metricValue(bytes.NewReader(body), "go_memstats_heap_inuse_bytes")
-		r, _ := metricValue(bytes.NewReader(body), "process_resident_memory_bytes")
-		g, _ := metricValue(bytes.NewReader(body), "go_goroutines")
-		heap, rss, goroutines = heap+h/float64(n), rss+r/float64(n), goroutines+g/float64(n)
 	}
-	return heap / (1 << 20), rss / (1 << 20), goroutines, nil
+	return sum[0] / float64(n) / (1 << 20), sum[1] / float64(n) / (1 << 20), sum[2] / float64(n), nil
 }
 
 // runSoak runs the scenarios mixed (each worker takes them in turn) for d
@@ -93,7 +91,7 @@ func (b *bench) runSoak(list []scenario, warm, d time.Duration) (Soak, error) {
 	time.Sleep(2 * time.Second) // let in-flight work settle, as at the end
 	var err error
 	if s.WarmHeapMB, s.WarmRSSMB, s.WarmGoroutes, err = b.serverLevels(5); err != nil {
-		return s, err
+		return s, fmt.Errorf("server levels after the warm-up: %w", err)
 	}
 	count.Store(0)
 	errs = &errorLog{limit: 5}
@@ -104,7 +102,7 @@ func (b *bench) runSoak(list []scenario, warm, d time.Duration) (Soak, error) {
 	s.Throughput = float64(s.Requests) / s.DurationS
 	time.Sleep(2 * time.Second) // let in-flight work settle, as after the warm-up
 	if s.EndHeapMB, s.EndRSSMB, s.EndGoroutes, err = b.serverLevels(5); err != nil {
-		return s, err
+		return s, fmt.Errorf("server levels at the end: %w", err)
 	}
 	s.Errors, s.ErrorSamples = errs.count, errs.samples
 	return s, nil

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -97,29 +97,42 @@ type rssSampler struct {
 	samples       int     // successful samples
 }
 
-// sample reads /metrics once.
-func (s *rssSampler) sample(ctx context.Context) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+// fetchMetrics reads the Prometheus text exposition at url; a status other
+// than 200 is an error.
+func fetchMetrics(ctx context.Context, client *http.Client, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return
+		return "", err
 	}
-	resp, err := s.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return
+		return "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
+	}
+	return string(body), nil
+}
+
+// sample reads /metrics once; a failed read is not counted.
+func (s *rssSampler) sample(ctx context.Context) {
+	text, err := fetchMetrics(ctx, s.client, s.url)
+	if err != nil {
 		return
 	}
 	s.samples++
-	if v, ok := metricValue(bytes.NewReader(body), "process_resident_memory_bytes"); ok {
+	if v, ok := metricValue(strings.NewReader(text), "process_resident_memory_bytes"); ok {
 		s.peakRSS = max(s.peakRSS, v)
 	}
-	if v, ok := metricValue(bytes.NewReader(body), "go_goroutines"); ok {
+	if v, ok := metricValue(strings.NewReader(text), "go_goroutines"); ok {
 		s.peakGo = max(s.peakGo, v)
 	}
-	if v, ok := metricValue(bytes.NewReader(body), "process_cpu_seconds_total"); ok {
+	if v, ok := metricValue(strings.NewReader(text), "process_cpu_seconds_total"); ok {
 		if s.samples == 1 {
 			s.firstCPU = v
 		}

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,6 +63,45 @@ go_goroutines 11
 	}
 	if _, ok := metricValue(strings.NewReader(text), "missing"); ok {
 		t.Error("a missing metric was found")
+	}
+}
+
+func TestFetchMetrics(t *testing.T) {
+	const full = "go_memstats_heap_inuse_bytes 2097152\nprocess_resident_memory_bytes 4194304\ngo_goroutines 7\n"
+	var mu sync.Mutex
+	status, text := http.StatusOK, full
+	answer := func(s int, t string) {
+		mu.Lock()
+		defer mu.Unlock()
+		status, text = s, t
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.WriteHeader(status)
+		fmt.Fprint(w, text)
+	}))
+	defer srv.Close()
+	b := &bench{client: srv.Client(), base: srv.URL}
+
+	if got, err := fetchMetrics(context.Background(), b.client, srv.URL+"/metrics"); err != nil || got != full {
+		t.Errorf("fetchMetrics = %q, %v; want the body, nil", got, err)
+	}
+	if heap, rss, g, err := b.serverLevels(1); err != nil || heap != 2 || rss != 4 || g != 7 {
+		t.Errorf("serverLevels = %v, %v, %v, %v; want 2, 4, 7, nil", heap, rss, g, err)
+	}
+
+	answer(http.StatusServiceUnavailable, "down")
+	if _, err := fetchMetrics(context.Background(), b.client, srv.URL+"/metrics"); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("fetchMetrics on a 503 = %v, want an error naming the status", err)
+	}
+	if _, _, _, err := b.serverLevels(1); err == nil {
+		t.Error("serverLevels on a 503 succeeded")
+	}
+
+	answer(http.StatusOK, "go_memstats_heap_inuse_bytes 2097152\ngo_goroutines 7\n")
+	if _, _, _, err := b.serverLevels(1); err == nil || !strings.Contains(err.Error(), "process_resident_memory_bytes") {
+		t.Errorf("serverLevels without resident memory = %v, want an error naming the metric", err)
 	}
 }
 

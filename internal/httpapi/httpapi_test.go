@@ -92,6 +92,10 @@ func TestNegotiate(t *testing.T) {
 		{"image/jpeg", qr, "image/jpeg"}, {"image/*", qr, "image/png"}, {"image/webp", qr, ""},
 		{"image/png;q=0.5, image/jpeg", qr, "image/jpeg"}, {"application/json;q=0.1, image/png;q=0.9", qr, "image/png"},
 		{"image/png;q=2", qr, ""},
+		// The most specific range decides: an explicit q=0 refuses.
+		{"*/*, application/json;q=0", json, ""}, {"*/*;q=0.1, application/pdf;q=0", []string{"application/pdf"}, ""},
+		{"*/*, application/json;q=0", qr, "image/png"}, {"image/*;q=0.5, image/png;q=0", qr, "image/jpeg"},
+		{"application/json;q=0, */*;q=0.2", qr, "image/png"},
 	} {
 		if got := negotiate(c.accept, c.offers); got != c.want {
 			t.Errorf("negotiate(%q, %v) = %q, want %q", c.accept, c.offers, got, c.want)

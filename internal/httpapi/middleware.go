@@ -159,34 +159,50 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bo
 	return h(w, r, k)
 }
 
-// negotiate returns the first of offers that an Accept header allows at
-// the highest quality, or "" when it allows none. No Accept header, or
-// */*, takes the first offer.
+// negotiate returns the offer that an Accept header gives the highest
+// quality (the first of offers on a tie), or "" when it allows none. An
+// offer's quality is that of the most specific range matching it (RFC 9110
+// 12.5.1): "*/*, application/json;q=0" refuses JSON. No Accept header takes
+// the first offer.
 func negotiate(accept string, offers []string) string {
 	if strings.TrimSpace(accept) == "" {
 		return offers[0]
 	}
-	best, bestQ := "", 0.0
+	// For each offer: the quality of its most specific matching range
+	// (specificity 3 exact, 2 type/*, 1 */*; 0 none).
+	q := make([]float64, len(offers))
+	spec := make([]int, len(offers))
 	for _, part := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
-		q := 1.0
+		pq := 1.0
 		if v, ok := params["q"]; ok {
-			if q, err = strconv.ParseFloat(v, 64); err != nil || q < 0 || q > 1 {
+			if pq, err = strconv.ParseFloat(v, 64); err != nil || pq < 0 || pq > 1 {
 				continue
 			}
 		}
-		if q <= bestQ {
-			continue
-		}
-		for _, o := range offers {
+		for k, o := range offers {
 			typ, _, _ := strings.Cut(o, "/")
-			if mt == "*/*" || mt == typ+"/*" || mt == o {
-				best, bestQ = o, q
-				break
+			sp := 0
+			switch mt {
+			case o:
+				sp = 3
+			case typ + "/*":
+				sp = 2
+			case "*/*":
+				sp = 1
 			}
+			if sp > spec[k] || (sp == spec[k] && sp > 0 && pq > q[k]) {
+				spec[k], q[k] = sp, pq
+			}
+		}
+	}
+	best, bestQ := "", 0.0
+	for k, o := range offers {
+		if q[k] > bestQ {
+			best, bestQ = o, q[k]
 		}
 	}
 	return best
