@@ -120,8 +120,6 @@ func (s *Server) documentUBL(w http.ResponseWriter, r *http.Request, k *einvoice
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	writeBytes(w, "application/json", body)
 	return nil
 }

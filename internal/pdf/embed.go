@@ -42,7 +42,9 @@ type fontSlots struct {
 }
 
 // embedFont cuts face into slots holding runes and adds them to the PDF
-// through add (fpdf's AddFontFromBytes).
+// through add (fpdf's AddFontFromBytes). runes must be distinct; they are
+// sorted in place, so each slot gets the sorted, distinct runes that
+// face.subset needs.
 func embedFont(id fontID, f *face, runes []rune, add func(family string, def, z []byte)) (*fontSlots, error) {
 	slices.Sort(runes)
 	fs := &fontSlots{face: f, which: make(map[rune]int, len(runes))}

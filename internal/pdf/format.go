@@ -61,7 +61,7 @@ func formatNumber(n *money.Number) string {
 	if n == nil {
 		return dash
 	}
-	return group(n.Decimal().String())
+	return group(money.NumberOf(n.Decimal()).String())
 }
 
 // formatPrice writes a unit price with at least two decimals ("12.5" is

@@ -7,6 +7,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/refdata"
+	"github.com/shopspring/decimal"
 )
 
 func TestFormatAmount(t *testing.T) {
@@ -66,6 +67,21 @@ func TestFormatNumbers(t *testing.T) {
 	}
 }
 
+// TestFormatNumberIgnoresDecimalSettings checks that formatNumber does not
+// follow shopspring's package-level String settings, which any package of
+// the program may change.
+func TestFormatNumberIgnoresDecimalSettings(t *testing.T) {
+	trim, sci := decimal.TrimTrailingZeros, decimal.UseScientificNotation
+	t.Cleanup(func() { decimal.TrimTrailingZeros, decimal.UseScientificNotation = trim, sci })
+	decimal.TrimTrailingZeros, decimal.UseScientificNotation = false, true
+	for in, want := range map[string]string{"1e2": "100", "1.50": "1.5", "12345.5": "12,345.5", "0.000001": "0.000001"} {
+		n := money.MustNumber(in)
+		if got := formatNumber(&n); got != want {
+			t.Errorf("formatNumber(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestFormatTime(t *testing.T) {
 	got := formatTime(time.Date(2026, 12, 31, 17, 30, 0, 0, time.UTC))
 	if want := "2027-01-01 01:30:00 (UTC+08:00)"; got != want {
@@ -84,6 +100,13 @@ func TestFormatAddressAndNames(t *testing.T) {
 	got = formatAddress(einvoice.Address{Line1: "1 Raffles Place", State: "17", CountryCode: "SGP"})
 	if want := "1 Raffles Place\nSingapore"; got != want {
 		t.Errorf("foreign address = %q, want %q", got, want)
+	}
+	got = formatAddress(einvoice.Address{Line1: " Lot 1 ", Line2: "  ", Line3: "Jalan 2", City: " Kuching", CountryCode: " "})
+	if want := "Lot 1\nJalan 2\nKuching"; got != want {
+		t.Errorf("address with blanks = %q, want %q", got, want)
+	}
+	if got := formatAddress(einvoice.Address{State: "17"}); got != "" {
+		t.Errorf("empty address = %q, want \"\"", got)
 	}
 	if got := codeName(refdata.PaymentModes, "99"); got != "99" {
 		t.Errorf("unknown code: %q", got)

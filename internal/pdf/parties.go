@@ -64,13 +64,7 @@ func formatAddress(a einvoice.Address) string {
 	if c := strings.TrimSpace(a.CountryCode); c != "" {
 		country = codeName(refdata.Countries, c)
 	}
-	var lines []string
-	for _, l := range []string{a.Line1, a.Line2, a.Line3, joinNonEmpty(" ", a.PostCode, a.City), state, country} {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines, "\n")
+	return joinNonEmpty("\n", a.Line1, a.Line2, a.Line3, joinNonEmpty(" ", a.PostCode, a.City), state, country)
 }
 
 // deliveryFields describe the shipping recipient, nil when there is none.

@@ -124,45 +124,33 @@ func (r *renderer) meta() meta {
 	}
 }
 
-// kindTitle is the document's title: "Invoice", "Credit Note", ...
+// kindTitles are the documents' titles by kind.
+var kindTitles = map[einvoice.DocumentKind]string{
+	einvoice.KindInvoice:              "Invoice",
+	einvoice.KindCreditNote:           "Credit Note",
+	einvoice.KindDebitNote:            "Debit Note",
+	einvoice.KindRefundNote:           "Refund Note",
+	einvoice.KindConsolidatedInvoice:  "Consolidated Invoice",
+	einvoice.KindSelfBilledInvoice:    "Self-billed Invoice",
+	einvoice.KindSelfBilledCreditNote: "Self-billed Credit Note",
+	einvoice.KindSelfBilledDebitNote:  "Self-billed Debit Note",
+	einvoice.KindSelfBilledRefundNote: "Self-billed Refund Note",
+}
+
+// kindTitle is the document's title: "Invoice", "Credit Note", ... When the
+// kind is unknown, the first kind of einvoice.Kinds with the document's type
+// code gives it (01 is an invoice, not a consolidated one); "e-Invoice" when
+// neither is known.
 func kindTitle(d *einvoice.Document) string {
-	switch d.Kind {
-	case einvoice.KindInvoice:
-		return "Invoice"
-	case einvoice.KindCreditNote:
-		return "Credit Note"
-	case einvoice.KindDebitNote:
-		return "Debit Note"
-	case einvoice.KindRefundNote:
-		return "Refund Note"
-	case einvoice.KindConsolidatedInvoice:
-		return "Consolidated Invoice"
-	case einvoice.KindSelfBilledInvoice:
-		return "Self-billed Invoice"
-	case einvoice.KindSelfBilledCreditNote:
-		return "Self-billed Credit Note"
-	case einvoice.KindSelfBilledDebitNote:
-		return "Self-billed Debit Note"
-	case einvoice.KindSelfBilledRefundNote:
-		return "Self-billed Refund Note"
+	if t, ok := kindTitles[d.Kind]; ok {
+		return t
 	}
-	switch d.TypeCode {
-	case "01":
-		return "Invoice"
-	case "02":
-		return "Credit Note"
-	case "03":
-		return "Debit Note"
-	case "04":
-		return "Refund Note"
-	case "11":
-		return "Self-billed Invoice"
-	case "12":
-		return "Self-billed Credit Note"
-	case "13":
-		return "Self-billed Debit Note"
-	case "14":
-		return "Self-billed Refund Note"
+	for _, k := range einvoice.Kinds {
+		if k.TypeCode == d.TypeCode {
+			if t, ok := kindTitles[k.Kind]; ok {
+				return t
+			}
+		}
 	}
 	return "e-Invoice"
 }

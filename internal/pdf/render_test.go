@@ -475,3 +475,52 @@ func TestFilename(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderFontFailure renders while no font can be loaded: Render returns
+// the error, and no part of the layout (the tax summary's first wrapped line
+// among them) panics on the nil lines a failed wrap gives.
+func TestRenderFontFailure(t *testing.T) {
+	saved := faceLoaders
+	t.Cleanup(func() { faceLoaders = saved })
+	broken := errors.New("font unavailable")
+	for id := range faceLoaders {
+		faceLoaders[id] = func() (*face, error) { return nil, broken }
+	}
+	in := sampleInput(3, true)
+	if len(in.Doc.TaxSubtotals) == 0 {
+		t.Fatal("the sample has no tax subtotals: the test no longer covers the tax summary")
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, in); !errors.Is(err, broken) {
+		t.Errorf("Render = %v, want %v", err, broken)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("Render wrote %d bytes after failing", buf.Len())
+	}
+}
+
+func TestKindTitle(t *testing.T) {
+	for _, tc := range []struct {
+		kind     einvoice.DocumentKind
+		typeCode string
+		want     string
+	}{
+		{einvoice.KindInvoice, "01", "Invoice"},
+		{einvoice.KindConsolidatedInvoice, "01", "Consolidated Invoice"},
+		{einvoice.KindSelfBilledRefundNote, "", "Self-billed Refund Note"},
+		{"", "01", "Invoice"}, // the first kind with the code, not the consolidated one
+		{"", "02", "Credit Note"},
+		{"unknown", "13", "Self-billed Debit Note"},
+		{"", "99", "e-Invoice"},
+		{"", "", "e-Invoice"},
+	} {
+		if got := kindTitle(&einvoice.Document{Kind: tc.kind, TypeCode: tc.typeCode}); got != tc.want {
+			t.Errorf("kindTitle(%q, %q) = %q, want %q", tc.kind, tc.typeCode, got, tc.want)
+		}
+	}
+	for _, k := range einvoice.Kinds {
+		if _, ok := kindTitles[k.Kind]; !ok {
+			t.Errorf("no title for kind %q", k.Kind)
+		}
+	}
+}

@@ -80,8 +80,12 @@ func (r *renderer) taxSummary() []row {
 		}},
 	}
 	for i, s := range subs {
+		name := ""
+		if l := r.c.wrap(taxName(s.TaxType), cols[0].w-2, cellSt); len(l) > 0 {
+			name = l[0] // none when a font failed to load: the canvas keeps the error
+		}
 		cells := []string{
-			r.c.wrap(taxName(s.TaxType), cols[0].w-2, cellSt)[0],
+			name,
 			taxRate(s.TaxType, s.TaxRate),
 			formatAmount(s.TaxableAmount),
 			formatAmount(s.TaxAmount),

@@ -181,14 +181,6 @@ func (f *face) lsb(g int) uint16 {
 // has reports whether the font has a glyph for r.
 func (f *face) has(r rune) bool { return r >= 0 && r < 0x10000 && f.gid[r] != 0 }
 
-// runeWidth is the advance of r in 1/1000 em (0 when the font lacks it).
-func (f *face) runeWidth(r rune) int {
-	if r < 0 || r >= 0x10000 {
-		return 0
-	}
-	return int(f.width[r])
-}
-
 // advanceOrMissing is the advance of r in 1/1000 em, or the missing-glyph
 // box's when the font lacks r.
 func (f *face) advanceOrMissing(r rune) int {
@@ -244,17 +236,14 @@ func components(g []byte, fn func(off int)) {
 	}
 }
 
-// maxSegments keeps a format 4 subtable under its 64 KiB length limit.
-const maxSegments = 8000
-
 // subset returns a TrueType font with glyph 0 and the glyphs of runes (and
 // their components), mapped by a fresh format 4 cmap. Runes the font lacks
 // are left out.
+//
+// runes must be sorted and without duplicates, and few: embedFont passes one
+// slot's worth (at most slotSize), so the cmap, one segment per rune at
+// most, stays far under a format 4 subtable's 64 KiB limit.
 func (f *face) subset(runes []rune) []byte {
-	runes = slices.Clone(runes)
-	slices.Sort(runes)
-	runes = slices.Compact(runes)
-
 	// New glyph ids: 0, then one per rune in rune order, then components.
 	newID := map[int]int{0: 0}
 	order := []int{0}
@@ -314,9 +303,6 @@ func (f *face) subset(runes []rune) []byte {
 		segs = append(segs, seg{int(p.r), int(p.r), p.id - int(p.r)})
 	}
 	segs = append(segs, seg{0xFFFF, 0xFFFF, 1})
-	if len(segs) > maxSegments {
-		return f.data // a format 4 cmap cannot hold it: let fpdf cut the whole font
-	}
 	sub := cmapFormat4(len(segs), func(i int) (int, int, int) { s := segs[i]; return s.start, s.end, s.delta })
 	cmapTable := append([]byte{0, 0, 0, 1, 0, 3, 0, 1, 0, 0, 0, 12}, sub...)
 

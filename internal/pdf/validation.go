@@ -22,8 +22,9 @@ func (r *renderer) validationRows() []row {
 	return []row{gap(3), r.validatedRow()}
 }
 
+// notValidatedRow marks a document without validation details: it is not a
+// valid e-invoice yet, so it carries no QR code.
 func (r *renderer) notValidatedRow() row {
-	mark := style{size: 14, bold: true, color: alarm}
 	text := "This document has not been validated by the Malaysian tax authority (LHDN MyInvois). " +
 		"It is not a valid e-invoice yet and has no validation link or QR code."
 	switch r.doc.Status {
@@ -33,25 +34,12 @@ func (r *renderer) notValidatedRow() row {
 	default:
 		text += " Status: " + string(r.doc.Status) + "."
 	}
-	lines := r.c.wrap(text, contentW-8, body)
-	h := 3 + mark.lineHeight() + float64(len(lines))*body.lineHeight() + 3
-	return row{h: h, draw: func(top float64) {
-		r.c.rect(marginL, top, contentW, h, alarmBg)
-		r.c.box(marginL, top, contentW, h, 0.5, alarm)
-		y := top + 3
-		r.c.text(marginL+4, y, notValidated, mark)
-		y += mark.lineHeight()
-		for _, l := range lines {
-			r.c.text(marginL+4, y, l, body)
-			y += body.lineHeight()
-		}
-	}}
+	return r.alarmRow(notValidated, text)
 }
 
 // cancelledRow marks a document the issuer cancelled at the authority: it
 // is no longer a valid e-invoice, so it carries no QR code.
 func (r *renderer) cancelledRow() row {
-	mark := style{size: 14, bold: true, color: alarm}
 	text := "This e-Invoice was cancelled at the Malaysian tax authority (LHDN MyInvois) and is no longer valid."
 	if a := r.doc.Authority; a != nil {
 		if a.DocumentUUID != "" {
@@ -64,14 +52,20 @@ func (r *renderer) cancelledRow() row {
 			text += " Reason: " + a.CancelReason
 		}
 	}
+	return r.alarmRow(cancelled, text)
+}
+
+// alarmRow is a red band: mark in large bold type, text wrapped under it.
+func (r *renderer) alarmRow(mark, text string) row {
+	markSt := style{size: 14, bold: true, color: alarm}
 	lines := r.c.wrap(text, contentW-8, body)
-	h := 3 + mark.lineHeight() + float64(len(lines))*body.lineHeight() + 3
+	h := 3 + markSt.lineHeight() + float64(len(lines))*body.lineHeight() + 3
 	return row{h: h, draw: func(top float64) {
 		r.c.rect(marginL, top, contentW, h, alarmBg)
 		r.c.box(marginL, top, contentW, h, 0.5, alarm)
 		y := top + 3
-		r.c.text(marginL+4, y, cancelled, mark)
-		y += mark.lineHeight()
+		r.c.text(marginL+4, y, mark, markSt)
+		y += markSt.lineHeight()
 		for _, l := range lines {
 			r.c.text(marginL+4, y, l, body)
 			y += body.lineHeight()
