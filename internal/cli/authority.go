@@ -35,7 +35,7 @@ func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr s
 		if portal == "" {
 			portal = base + sandbox.PortalPath
 		}
-		sb := sandbox.New(sandbox.Options{DB: store.DB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
+		sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
 			PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
 		a.sandbox = sandboxGuard(sb, cfg.SandboxFaults)
 	}

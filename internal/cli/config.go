@@ -144,10 +144,7 @@ func (c *Config) sandboxFlags(fs *flag.FlagSet) {
 
 // validate checks the configuration once, with errors that say how to fix it.
 func (c *Config) validate() error {
-	var errs []error
-	if strings.TrimSpace(c.DatabaseURL) == "" {
-		errs = append(errs, errors.New("no database given: pass --db FILE or --db postgres://URL"))
-	}
+	errs := c.sandboxErrors()
 	if c.RateLimit < 1 {
 		errs = append(errs, fmt.Errorf("rate limit %d: want at least 1 request per window", c.RateLimit))
 	}
@@ -163,14 +160,24 @@ func (c *Config) validate() error {
 	if c.SubmitWait < time.Second || c.SubmitWait > 2*time.Minute {
 		errs = append(errs, fmt.Errorf("submit wait %s: want 1s to 2m", c.SubmitWait))
 	}
+	if sqlstore.EngineOf(c.DatabaseURL) == sqlstore.Postgres && c.SecretKey == "" {
+		errs = append(errs, errors.New("EINVOICE_SECRET_KEY is required with PostgreSQL (every replica must share it): generate one with `head -c 32 /dev/urandom | base64`"))
+	}
+	return errors.Join(errs...)
+}
+
+// sandboxErrors checks the settings that `einvoice sandbox` shares with
+// serve: the database, the sandbox's delay and the log format.
+func (c *Config) sandboxErrors() []error {
+	var errs []error
+	if strings.TrimSpace(c.DatabaseURL) == "" {
+		errs = append(errs, errors.New("no database given: pass --db FILE or --db postgres://URL"))
+	}
 	if c.SandboxDelay < 0 {
 		errs = append(errs, fmt.Errorf("sandbox delay %s: want 0 or more", c.SandboxDelay))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))
 	}
-	if sqlstore.EngineOf(c.DatabaseURL) == sqlstore.Postgres && c.SecretKey == "" {
-		errs = append(errs, errors.New("EINVOICE_SECRET_KEY is required with PostgreSQL (every replica must share it): generate one with `head -c 32 /dev/urandom | base64`"))
-	}
-	return errors.Join(errs...)
+	return errs
 }

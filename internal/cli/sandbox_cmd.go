@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
@@ -30,6 +29,9 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 	if err := m.parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := errors.Join(cfg.sandboxErrors()...); err != nil {
+		return err
+	}
 	logger := newLogger(m, cfg)
 	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
@@ -44,27 +46,12 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 	if portal == "" {
 		portal = "http://" + loopback(ln.Addr().String()) + sandbox.PortalPath
 	}
-	sb := sandbox.New(sandbox.Options{DB: store.DB(), Postgres: store.Engine() == sqlstore.Postgres, Now: m.now(),
+	sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Postgres: store.Engine() == sqlstore.Postgres, Now: m.now(),
 		Delay: cfg.SandboxDelay, PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger})
 	srv := newHTTPServer(ctx, sandboxGuard(sb, cfg.SandboxFaults), logger)
 	logger.Info("sandbox listening", "addr", ln.Addr().String(), "portal", portal, "engine", store.Engine())
 	if m.Ready != nil {
 		m.Ready <- ln.Addr().String()
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return runServer(ctx, srv, ln, 10*time.Second)
 }

@@ -87,20 +87,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		defer stopPprof()
 	}
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	if err := runServer(ctx, srv, ln, cfg.ShutdownTimeout, func() {
+		logger.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout)
+	}); err != nil {
 		return err
 	}
 	logger.Info("finishing submission work in hand")
@@ -172,4 +161,28 @@ Try it:
     curl -s -H 'Authorization: Bearer %s' %s/api/v1/profile
 
 `, t.Profile.Name, t.ID, key, key, base)
+}
+
+// runServer serves on ln until ctx is done, then drains in-flight requests
+// for at most timeout; draining, if given, is called as draining starts.
+func runServer(ctx context.Context, srv *http.Server, ln net.Listener, timeout time.Duration, draining ...func()) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	for _, f := range draining {
+		f()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -23,10 +23,10 @@ type Stats struct {
 // Stats returns the counts.
 func (s *Server) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{ByCodeNumber: map[string]int{}}
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sandbox_submissions`).Scan(&st.Submissions); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM sandbox_submissions`).Scan(&st.Submissions); err != nil {
 		return Stats{}, fmt.Errorf("sandbox stats: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT issuer_tin, internal_id, COUNT(*) FROM sandbox_documents GROUP BY issuer_tin, internal_id`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT issuer_tin, internal_id, COUNT(*) FROM sandbox_documents GROUP BY issuer_tin, internal_id`)
 	if err != nil {
 		return Stats{}, fmt.Errorf("sandbox stats: %w", err)
 	}
@@ -75,7 +75,7 @@ func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
 		badArgument(w, "kind", "endpoint must be token, submit, submission, details, raw, cancel, search, tin or *; kind fail, throttle, delay, drop or drop-before; numbers not negative, share at most 1")
 		return
 	}
-	s.faults.add(f)
+	s.AddFault(f)
 	w.WriteHeader(http.StatusNoContent)
 }
 

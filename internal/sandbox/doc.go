@@ -96,12 +96,14 @@
 //     unknown (RD301), not Valid now (RD302) or another issuer's (RD303), a
 //     credit, debit or refund note references nothing (RD304), or more than
 //     100 documents (RD305);
-//   - Step08-Document Signature Validator (Error21, DS300 with the
-//     verifier's text): the version is 1.1 or 1.3, Options.VerifySignature
-//     is set, and it fails.
+//   - Step08-Document Signature Validator (Error21, with the verifier's
+//     text): the version is 1.1 or 1.3, Options.VerifySignature is set, and
+//     it fails. The inner code is the Code of a *dsig.VerifyError (DS320,
+//     DS322, DS323, DS333, or DS300 for a malformed signature), DS300 for
+//     any other error.
 //
-// The error codes other than Error03/DS302 and Error21 are the sandbox's
-// own.
+// The error codes other than Error03/DS302 and Error21 with DS320/DS322
+// are the sandbox's own.
 //
 // # Cancel and reject
 //

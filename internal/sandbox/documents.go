@@ -117,13 +117,11 @@ func (d docRow) summary(now time.Time) documentSummary {
 	return out
 }
 
-// number is a stored decimal as a JSON number.
-func number(s string) json.RawMessage {
-	if !plainDecimal.MatchString(s) {
-		s = "0"
-	}
-	return json.RawMessage(s)
-}
+// number is a stored decimal as a JSON number. The totals are written only
+// by Server.store, from amount (a plainDecimal or "0"), so they are JSON
+// numbers already; were one not, json.Marshal would refuse it (a 500, never
+// broken JSON).
+func number(s string) json.RawMessage { return json.RawMessage(s) }
 
 // handleGetSubmission is GET /api/v1.0/documentsubmissions/{uid}: the
 // submitting client only.
@@ -140,7 +138,7 @@ func (s *Server) handleGetSubmission(w http.ResponseWriter, r *http.Request, c c
 	ctx := r.Context()
 	var owner string
 	var received int64
-	err := s.db.QueryRowContext(ctx, `SELECT client_id, received_at FROM sandbox_submissions WHERE uid = $1`, uid).Scan(&owner, &received)
+	err := s.rdb.QueryRowContext(ctx, `SELECT client_id, received_at FROM sandbox_submissions WHERE uid = $1`, uid).Scan(&owner, &received)
 	if errors.Is(err, sql.ErrNoRows) {
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "Submission not found", Target: uid})
 		return
@@ -194,7 +192,7 @@ func (s *Server) handleGetSubmission(w http.ResponseWriter, r *http.Request, c c
 
 // queryDocs runs a query returning docColumns.
 func (s *Server) queryDocs(r *http.Request, query string, args ...any) ([]docRow, error) {
-	rows, err := s.db.QueryContext(r.Context(), query, args...)
+	rows, err := s.rdb.QueryContext(r.Context(), query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read documents: %w", err)
 	}
@@ -223,7 +221,7 @@ func (s *Server) visibleDoc(w http.ResponseWriter, r *http.Request, c caller, co
 		return docRow{}, "", false
 	}
 	var text string
-	row := s.db.QueryRowContext(r.Context(), `SELECT `+docColumns+`, `+column+` FROM sandbox_documents WHERE uuid = $1`, id)
+	row := s.rdb.QueryRowContext(r.Context(), `SELECT `+docColumns+`, `+column+` FROM sandbox_documents WHERE uuid = $1`, id)
 	d, err := scanDoc(row, &text)
 	if errors.Is(err, sql.ErrNoRows) {
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "Document not found", Target: id})
@@ -238,7 +236,7 @@ func (s *Server) visibleDoc(w http.ResponseWriter, r *http.Request, c caller, co
 	if receiver && d.ClientID != c.ClientID {
 		// A receiver is a taxpayer this client issues documents for: an
 		// onbehalfof header alone does not make a caller the buyer.
-		if err := s.db.QueryRowContext(r.Context(), `SELECT EXISTS (SELECT 1 FROM sandbox_documents WHERE client_id = $1 AND issuer_tin = $2)`,
+		if err := s.rdb.QueryRowContext(r.Context(), `SELECT EXISTS (SELECT 1 FROM sandbox_documents WHERE client_id = $1 AND issuer_tin = $2)`,
 			c.ClientID, d.ReceiverTIN).Scan(&receiver); err != nil {
 			s.internalError(w, r, fmt.Errorf("check receiver: %w", err))
 			return docRow{}, "", false

@@ -1,6 +1,8 @@
 package sandbox_test
 
 import (
+	"database/sql"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -136,6 +138,29 @@ func TestPortal(t *testing.T) {
 		}
 		if r := anon.do(http.MethodGet, sandbox.PortalPath+"/"+id+"/share/WRONG", nil); r.Status != http.StatusNotFound {
 			t.Errorf("portal with a wrong longId: %d", r.Status)
+		}
+		if r := anon.do(http.MethodGet, sandbox.PortalPath+"/ZZZZZZZZZZZZZZZZZZZZZZZZZZ/share/"+longID, nil); r.Status != http.StatusNotFound {
+			t.Errorf("portal of an unknown document: %d", r.Status)
+		}
+	})
+}
+
+// TestPortalDatabaseError: a failing database is a plain 500, not a 404,
+// and tells nothing of the failure.
+func TestPortalDatabaseError(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		closed, err := sql.Open("sqlite", "file::memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed.Close()
+		_, hs := e.server(func(o *sandbox.Options) {
+			o.ReadDB = closed
+			o.Logger = slog.New(slog.DiscardHandler)
+		})
+		r := newClient(t, hs.URL).do(http.MethodGet, sandbox.PortalPath+"/ZZZZZZZZZZZZZZZZZZZZZZZZZZ/share/X", nil)
+		if r.Status != http.StatusInternalServerError || strings.Contains(string(r.Body), "closed") {
+			t.Errorf("portal on a closed database: %d %q, want a plain 500", r.Status, r.Body)
 		}
 	})
 }

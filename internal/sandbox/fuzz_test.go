@@ -49,7 +49,7 @@ func FuzzSubmit(f *testing.F) {
 		if err := st.Migrate(context.Background(), nil); err != nil {
 			f.Fatal(err)
 		}
-		sb := sandbox.New(sandbox.Options{DB: st.DB(), Postgres: st.Engine() == sqlstore.Postgres,
+		sb := sandbox.New(sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres,
 			VerifySignature: func([]byte) error { return nil }})
 		hs := httptest.NewServer(sb)
 		f.Cleanup(hs.Close)

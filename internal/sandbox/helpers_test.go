@@ -99,7 +99,7 @@ func (e *env) openStore() *sqlstore.Store {
 func (e *env) server(opts ...func(*sandbox.Options)) (*sandbox.Server, *httptest.Server) {
 	e.t.Helper()
 	st := e.openStore()
-	o := sandbox.Options{DB: st.DB(), Postgres: st.Engine() == sqlstore.Postgres, Now: e.clock.Now}
+	o := sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres, Now: e.clock.Now}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"crypto/subtle"
+	"database/sql"
+	"errors"
 	"html/template"
 	"net/http"
 )
@@ -28,7 +30,12 @@ func (s *Server) handlePortal(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	d, err := scanDoc(s.db.QueryRowContext(r.Context(), `SELECT `+docColumns+` FROM sandbox_documents WHERE uuid = $1`, id))
+	d, err := scanDoc(s.rdb.QueryRowContext(r.Context(), `SELECT `+docColumns+` FROM sandbox_documents WHERE uuid = $1`, id))
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		s.log.Error("sandbox: portal", "path", r.URL.Path, "correlationId", w.Header().Get("correlationId"), "err", err)
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
+	}
 	if err != nil || d.LongID == "" || subtle.ConstantTimeCompare([]byte(d.LongID), []byte(longID)) != 1 {
 		http.NotFound(w, r)
 		return

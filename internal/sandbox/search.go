@@ -123,7 +123,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 	}
 
 	var total int
-	if err := s.db.QueryRowContext(r.Context(), `SELECT COUNT(*) FROM sandbox_documents WHERE `+q.String(), q.args...).Scan(&total); err != nil {
+	if err := s.rdb.QueryRowContext(r.Context(), `SELECT COUNT(*) FROM sandbox_documents WHERE `+q.String(), q.args...).Scan(&total); err != nil {
 		s.internalError(w, r, fmt.Errorf("count documents: %w", err))
 		return
 	}
@@ -201,7 +201,8 @@ func parseDateTime(s string, end bool) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// likeEscaper escapes LIKE's wildcards (escape character \).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
 // likeEscape escapes LIKE's wildcards (escape character \).
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
+func likeEscape(s string) string { return likeEscaper.Replace(s) }

@@ -21,6 +21,11 @@ type Options struct {
 	// DB is the database holding the sandbox_* tables (migrated by sqlstore);
 	// on SQLite, the single-connection write pool.
 	DB *sql.DB
+	// ReadDB, when not nil, takes the read-only queries (token lookups,
+	// submissions, documents, search, the portal, statistics) so that they
+	// do not queue behind writes: on SQLite, a read-only pool of the same
+	// database. nil: DB. Transactions, sweeps and rate-limit windows use DB.
+	ReadDB *sql.DB
 	// Postgres tells that DB is PostgreSQL (row locks are taken where the
 	// engine has them); false for SQLite.
 	Postgres bool
@@ -49,6 +54,7 @@ type Options struct {
 // Several Servers on one database behave as one authority.
 type Server struct {
 	db        *sql.DB
+	rdb       *sql.DB
 	postgres  bool
 	now       func() time.Time
 	delay     time.Duration
@@ -69,6 +75,7 @@ var _ http.Handler = (*Server)(nil)
 func New(o Options) *Server {
 	s := &Server{
 		db:        o.DB,
+		rdb:       o.ReadDB,
 		postgres:  o.Postgres,
 		now:       o.Now,
 		delay:     max(o.Delay, 0),
@@ -76,6 +83,9 @@ func New(o Options) *Server {
 		verify:    o.VerifySignature,
 		limits:    o.RateLimits,
 		log:       o.Logger,
+	}
+	if s.rdb == nil {
+		s.rdb = s.db
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -2,20 +2,11 @@ package sandbox
 
 import (
 	"net/http"
-	"slices"
 	"strings"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/refdata"
 )
-
-// nonIndividualPrefixes are the TIN prefixes of non-individuals; their TINs
-// end in 0.
-var nonIndividualPrefixes = []string{"C", "CS", "D", "F", "FA", "PT", "TA", "TC", "TN", "TR", "TP", "J", "LE"}
-
-// specialTINs are the general TINs (general public, foreign buyer, foreign
-// supplier, government).
-var specialTINs = []string{"EI00000000010", "EI00000000020", "EI00000000030", "EI00000000040"}
-
-// idTypes are the accepted registration id types.
-var idTypes = []string{"BRN", "NRIC", "PASSPORT", "ARMY"}
 
 // splitTIN returns a TIN's letter prefix and digits.
 func splitTIN(tin string) (prefix, digits string) {
@@ -26,29 +17,11 @@ func splitTIN(tin string) (prefix, digits string) {
 	return tin[:i], tin[i:]
 }
 
-func allDigits(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
-}
-
-// wellFormedTIN reports whether tin has the form of a TIN: IG and 9 to 12
-// digits (individuals); a non-individual prefix and digits ending in 0, at
-// most 14 characters; or one of the four special EI TINs.
-func wellFormedTIN(tin string) bool {
-	if slices.Contains(specialTINs, tin) {
-		return true
-	}
-	prefix, digits := splitTIN(tin)
-	if !allDigits(digits) {
-		return false
-	}
-	switch {
-	case prefix == "IG":
-		return len(digits) >= 9 && len(digits) <= 12
-	case slices.Contains(nonIndividualPrefixes, prefix):
-		return len(digits) >= 2 && len(tin) <= 14 && strings.HasSuffix(digits, "0")
-	}
-	return false
-}
+// wellFormedTIN reports whether tin has the form of a TIN, by the
+// service's own rule (einvoice.CheckTIN): IG and 9 to 12 digits
+// (individuals); a non-individual prefix and digits without leading zeros
+// ending in 0; or one of the four special EI TINs; at most 14 characters.
+func wellFormedTIN(tin string) bool { return einvoice.CheckTIN(tin) == "" }
 
 // NotFoundTIN reports whether tin is in the sandbox's reserved not-found
 // set: a well-formed TIN whose digits are all 9 after the letter prefix
@@ -57,7 +30,7 @@ func wellFormedTIN(tin string) bool {
 // and a document naming one as supplier or buyer is Invalid (taxpayer not
 // found). Every other well-formed TIN exists in the sandbox.
 func NotFoundTIN(tin string) bool {
-	if !wellFormedTIN(tin) || slices.Contains(specialTINs, tin) {
+	if !wellFormedTIN(tin) || einvoice.IsSpecialTIN(tin) {
 		return false
 	}
 	prefix, digits := splitTIN(tin)
@@ -76,7 +49,7 @@ func (s *Server) handleValidateTIN(w http.ResponseWriter, r *http.Request, _ cal
 	switch {
 	case !wellFormedTIN(tin):
 		badArgument(w, "tin", "The TIN is not well formed")
-	case !slices.Contains(idTypes, idType):
+	case !refdata.IDTypes.Has(idType):
 		badArgument(w, "idType", "idType must be one of BRN, NRIC, PASSPORT, ARMY")
 	case idValue == "" || !cleanText(idValue, 50):
 		badArgument(w, "idValue", "idValue is required")

@@ -79,7 +79,7 @@ func (s *Server) checkClient(r *http.Request, clientID, secret string, now time.
 		return false, fmt.Errorf("register client: %w", err)
 	}
 	var stored string
-	if err := s.db.QueryRowContext(r.Context(), `SELECT secret_hash FROM sandbox_clients WHERE client_id = $1`, clientID).Scan(&stored); err != nil {
+	if err := s.rdb.QueryRowContext(r.Context(), `SELECT secret_hash FROM sandbox_clients WHERE client_id = $1`, clientID).Scan(&stored); err != nil {
 		return false, fmt.Errorf("read client: %w", err)
 	}
 	return subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) == 1, nil
@@ -97,7 +97,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (caller, b
 	}
 	var c caller
 	var expires int64
-	err := s.db.QueryRowContext(r.Context(), `SELECT client_id, on_behalf_of, expires_at FROM sandbox_tokens WHERE token_hash = $1`,
+	err := s.rdb.QueryRowContext(r.Context(), `SELECT client_id, on_behalf_of, expires_at FROM sandbox_tokens WHERE token_hash = $1`,
 		sha256Hex([]byte(token))).Scan(&c.ClientID, &c.OnBehalfOf, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		unauthorized(w, "The token is not valid.")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/einvoice/einvoice/internal/dsig"
 )
 
 // The validation steps the sandbox runs, as the authority names them.
@@ -144,7 +146,14 @@ func (s *Server) checkSignature(d docInfo, raw []byte) *stepError {
 		return nil
 	}
 	if err := s.verify(raw); err != nil {
-		return stepFailure("Error21", stepSignature, innerError("DS300", "Signature",
+		// dsig.Verify tells which check failed (DS320, DS322, ...); any
+		// other error is DS300.
+		code := "DS300"
+		var ve *dsig.VerifyError
+		if errors.As(err, &ve) && ve.Code != "" {
+			code = ve.Code
+		}
+		return stepFailure("Error21", stepSignature, innerError(code, "Signature",
 			"Invoice.UBLExtensions.UBLExtension.ExtensionContent.UBLDocumentSignatures.SignatureInformation.Signature", err.Error()))
 	}
 	return nil

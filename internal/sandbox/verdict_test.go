@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/sandbox"
 )
 
@@ -62,11 +64,14 @@ func TestVerdictAfterDelay(t *testing.T) {
 // TestInvalidRules covers each rule that makes an accepted document Invalid.
 func TestInvalidRules(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e *env) {
-		badSig := []byte("BAD-SIGNATURE")
+		badSig, badDigest := []byte("BAD-SIGNATURE"), []byte("BAD-DIGEST")
 		_, hs := e.server(func(o *sandbox.Options) {
 			o.VerifySignature = func(doc []byte) error {
 				if bytes.Contains(doc, badSig) {
 					return errors.New("DS322: document digest does not match")
+				}
+				if bytes.Contains(doc, badDigest) {
+					return fmt.Errorf("verify: %w", &dsig.VerifyError{Code: dsig.CodeDocDigest, Message: "document digest does not match"})
 				}
 				return nil
 			}
@@ -88,6 +93,7 @@ func TestInvalidRules(t *testing.T) {
 			{"older than 72 hours", invoice(invoiceOpts{code: "R-3", issued: now.Add(-72*time.Hour - time.Second)}), []string{"Step02-Core Fields Validator/CF321"}},
 			{"in the future", invoice(invoiceOpts{code: "R-4", issued: now.Add(time.Second)}), []string{"Step02-Core Fields Validator/CF322"}},
 			{"bad signature on 1.1", invoice(invoiceOpts{code: "R-5", version: "1.1", issued: now, note: string(badSig)}), []string{"Step08-Document Signature Validator/DS300"}},
+			{"digest mismatch on 1.3 keeps the verifier's code", invoice(invoiceOpts{code: "R-17", version: "1.3", issued: now, note: string(badDigest)}), []string{"Step08-Document Signature Validator/DS322"}},
 			{"bad signature on 1.0 is not checked", invoice(invoiceOpts{code: "R-6", version: "1.0", issued: now, note: string(badSig)}), nil},
 			{"supplier not found", invoice(invoiceOpts{code: "R-7", issued: now, supplier: "C99999999990"}), []string{"Step05-Taxpayer Validator/ERR405"}},
 			{"buyer not found", invoice(invoiceOpts{code: "R-8", issued: now, buyer: "IG999999999999"}), []string{"Step05-Taxpayer Validator/ERR406"}},

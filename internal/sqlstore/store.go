@@ -137,6 +137,11 @@ func (s *Store) Engine() Engine { return s.engine }
 // the same database, such as the database rate limiter).
 func (s *Store) DB() *sql.DB { return s.w }
 
+// ReadDB returns the pool for reads (on SQLite, several read-only
+// connections that do not queue behind writes; on PostgreSQL, the same pool
+// as DB).
+func (s *Store) ReadDB() *sql.DB { return s.r }
+
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.w.PingContext(ctx); err != nil {
