@@ -365,6 +365,62 @@ func TestSubmitBulk(t *testing.T) {
 	})
 }
 
+// TestSubmitBulkDuplicateIDs: an id given more than once in a bulk request
+// is processed at its first occurrence, whatever becomes of it there, and
+// each later occurrence is listed in rejected with DUPLICATE_ID.
+func TestSubmitBulkDuplicateIDs(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc, c := startLifecycleService(t, dsn)
+		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		ready := c.readyInvoice("INV-DUP-1", buyer)
+		body := singleLineBody("INV-DUP-DRAFT")
+		body["buyerId"] = buyer
+		draft := str(c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()["id"])
+		unknown := "01900000-0000-7000-8000-000000000009"
+
+		ids := []string{ready, draft, ready, unknown, draft, ready, unknown}
+		res := c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": ids}).want(t, 200, "").data()
+		acc, _ := res["accepted"].([]any)
+		if len(acc) != 1 || str(acc[0].(map[string]any)["id"]) != ready {
+			t.Fatalf("accepted = %v, want only %s, once", acc, ready)
+		}
+		type rejection struct{ id, code string }
+		var got []rejection
+		rej, _ := res["rejected"].([]any)
+		for _, r := range rej {
+			m := r.(map[string]any)
+			if str(m["message"]) == "" {
+				t.Errorf("rejected entry without a message: %v", m)
+			}
+			got = append(got, rejection{str(m["id"]), str(m["error_code"])})
+		}
+		// Rejections are listed in the order of the request.
+		want := []rejection{{draft, "DOCUMENT_NOT_READY"}, {ready, "DUPLICATE_ID"}, {unknown, "DOCUMENT_NOT_FOUND"},
+			{draft, "DUPLICATE_ID"}, {ready, "DUPLICATE_ID"}, {unknown, "DUPLICATE_ID"}}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("rejected = %v\nwant       %v", got, want)
+		}
+		if p, _ := res["pending"].([]any); len(p) != 0 {
+			t.Errorf("pending = %v, want none", p)
+		}
+		c.waitStatus(ready, "Valid", 20*time.Second)
+		svc.sandboxStats(t).sentOnce(t, "INV-DUP-1")
+		if s := c.do("GET", "/api/v1/invoices/"+draft, nil).want(t, 200, "").data()["status"]; s != "draft" {
+			t.Errorf("the draft given twice is %v, want draft", s)
+		}
+
+		// A request of one id given twice: the first goes in, the second is
+		// a duplicate, although the first was already submitted by then.
+		again := c.readyInvoice("INV-DUP-2", buyer)
+		res = c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{again, again}}).want(t, 200, "").data()
+		acc, _ = res["accepted"].([]any)
+		rej, _ = res["rejected"].([]any)
+		if len(acc) != 1 || len(rej) != 1 || str(rej[0].(map[string]any)["error_code"]) != "DUPLICATE_ID" {
+			t.Errorf("[id, id]: accepted %v, rejected %v; want the id accepted once and rejected once as DUPLICATE_ID", acc, rej)
+		}
+	})
+}
+
 // TestSubmitSigned: a tenant with a certificate sends version 1.1 documents,
 // signed; the sandbox verifies the signature and finds them Valid.
 func TestSubmitSigned(t *testing.T) {

@@ -36,6 +36,10 @@ const (
 	CodeRateLimitExceeded    Code = "RATE_LIMIT_EXCEEDED"
 	CodeAuthorityUnavailable Code = "AUTHORITY_UNAVAILABLE"
 	CodeInternal             Code = "INTERNAL_ERROR"
+
+	// CodeDuplicateID is never an error answer of its own: it marks, in the
+	// rejected list of a bulk request, an id given again in the same request.
+	CodeDuplicateID Code = "DUPLICATE_ID"
 )
 
 // Error is the one error type that carries a Code to the client. Message is

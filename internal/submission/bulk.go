@@ -43,7 +43,8 @@ type BulkPending struct {
 
 // SubmitBulk submits up to 100 documents: ids that are unknown or not ready
 // are rejected one by one; the rest go out in as few submissions as the
-// authority's limits allow.
+// authority's limits allow. An id given more than once is processed at its
+// first occurrence; each later one is rejected with DUPLICATE_ID.
 func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []string) (*BulkResult, error) {
 	if len(ids) == 0 || len(ids) > MaxBulk {
 		return nil, einvoice.FieldErrors{"document_ids": {fmt.Sprintf("must hold 1 to %d document ids", MaxBulk)}}.Err()
@@ -58,6 +59,8 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 	var items []*item
 	for _, id := range ids {
 		if seen[id] {
+			res.Rejected = append(res.Rejected, BulkRejected{ID: id, ErrorCode: einvoice.CodeDuplicateID,
+				Message: "This id was given earlier in the request; the document is processed once."})
 			continue
 		}
 		seen[id] = true
