@@ -146,7 +146,8 @@ func startReplicas(t *testing.T, bin, dsn string, n int, args ...string) []*repl
 
 // startReplica starts `einvoice serve` on dsn, on a loopback port, with the
 // environment env and the flags args (among them --log-format json, for
-// waitListening). The caller stops it with stopReplicas.
+// waitListening). The caller stops it with stopReplicas; it is killed when
+// the test ends in any case.
 func startReplica(t *testing.T, bin, name string, env []string, dsn string, args ...string) *replica {
 	t.Helper()
 	r := &replica{name: name, stdout: &syncBuffer{}, stderr: &syncBuffer{},
@@ -162,6 +163,7 @@ func startReplica(t *testing.T, bin, name string, env []string, dsn string, args
 		t.Fatalf("start %s: %v", r.name, err)
 	}
 	go r.readStderr(pipe)
+	t.Cleanup(func() { r.kill(t) })
 	return r
 }
 
