@@ -53,7 +53,7 @@ Usage:
   einvoice tenant list [--db ...]
   einvoice key create --tenant ID [--read-only]                       print the new API key (shown once)
   einvoice key list --tenant ID
-  einvoice key revoke KEY_ID                                           KEY_ID as einvoice key list shows it
+  einvoice key revoke KEY_ID                                          KEY_ID as einvoice key list shows it
   einvoice sandbox [--addr :9090] [--db sandbox.db] [--sandbox-delay 2s]    run the tax-authority sandbox alone
   einvoice version
 
