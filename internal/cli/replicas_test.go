@@ -102,13 +102,19 @@ func raceEnabled() bool {
 // childEnv is the environment of the processes: this one's, without any
 // EINVOICE_* setting, plus the secret key.
 func childEnv() []string {
+	return append(envWithoutSettings(), "EINVOICE_SECRET_KEY="+testSecretKey)
+}
+
+// envWithoutSettings is this process's environment without any EINVOICE_*
+// setting.
+func envWithoutSettings() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "EINVOICE_") {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "EINVOICE_SECRET_KEY="+testSecretKey)
+	return env
 }
 
 // replica is one `einvoice serve` process.
@@ -130,32 +136,48 @@ func startReplicas(t *testing.T, bin, dsn string, n int, args ...string) []*repl
 	rs := make([]*replica, 0, n)
 	t.Cleanup(func() { stopReplicas(t, rs) })
 	for i := range n {
-		r := &replica{name: fmt.Sprintf("replica %d", i+1), stdout: &syncBuffer{}, stderr: &syncBuffer{},
-			listening: make(chan string, 1), done: make(chan struct{})}
-		r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
-		r.cmd.Env = childEnv()
-		r.cmd.Stdout = r.stdout
-		pipe, err := r.cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.cmd.Start(); err != nil {
-			t.Fatalf("start %s: %v", r.name, err)
-		}
-		go r.readStderr(pipe)
-		rs = append(rs, r)
+		rs = append(rs, startReplica(t, bin, fmt.Sprintf("replica %d", i+1), childEnv(), dsn, args...))
 	}
 	for _, r := range rs {
-		select {
-		case addr := <-r.listening:
-			r.URL = "http://" + addr
-		case <-r.done:
-			t.Fatalf("%s exited before listening (%v):\n%s", r.name, r.cmd.ProcessState, r.tail())
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%s did not listen within 60s:\n%s", r.name, r.tail())
-		}
+		r.waitListening(t)
 	}
 	return rs
+}
+
+// startReplica starts `einvoice serve` on dsn, on a loopback port, with the
+// environment env and the flags args (among them --log-format json, for
+// waitListening). The caller stops it with stopReplicas; it is killed when
+// the test ends in any case.
+func startReplica(t *testing.T, bin, name string, env []string, dsn string, args ...string) *replica {
+	t.Helper()
+	r := &replica{name: name, stdout: &syncBuffer{}, stderr: &syncBuffer{},
+		listening: make(chan string, 1), done: make(chan struct{})}
+	r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
+	r.cmd.Env = env
+	r.cmd.Stdout = r.stdout
+	pipe, err := r.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", r.name, err)
+	}
+	go r.readStderr(pipe)
+	t.Cleanup(func() { r.kill(t) })
+	return r
+}
+
+// waitListening waits until the process listens and sets its URL.
+func (r *replica) waitListening(t *testing.T) {
+	t.Helper()
+	select {
+	case addr := <-r.listening:
+		r.URL = "http://" + addr
+	case <-r.done:
+		t.Fatalf("%s exited before listening (%v):\n%s", r.name, r.cmd.ProcessState, r.tail())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not listen within 60s:\n%s", r.name, r.tail())
+	}
 }
 
 // readStderr keeps the process's log, finds its "listening" line, and

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"strings"
@@ -18,15 +17,15 @@ import (
 // ctx is done: the MyInvois protocol at the root of its address, its state
 // in its database. A service reaches it with --authority-url.
 func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs := m.newFlagSet("sandbox", "einvoice sandbox [flags]")
 	cfg.Addr, cfg.DatabaseURL = ":9090", "sandbox.db"
-	cfg.dbFlag(fs)
+	cfg.dbFlag(fs.FlagSet)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
 	fs.StringVar(&cfg.PortalURL, "portal-url", "", "base URL of the validation links (default: this sandbox's /portal)")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
-	cfg.sandboxFlags(fs)
-	if err := m.parseFlags(fs, args); err != nil {
+	cfg.sandboxFlags(fs.FlagSet)
+	if _, err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := errors.Join(cfg.sandboxErrors()...); err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -22,9 +21,9 @@ import (
 
 // serve runs the service until ctx is done, then drains in-flight requests.
 func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	cfg.serveFlags(fs)
-	if err := m.parseFlags(fs, args); err != nil {
+	fs := m.newFlagSet("serve", "einvoice serve [flags]")
+	cfg.serveFlags(fs.FlagSet)
+	if _, err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -51,38 +52,65 @@ func ParseKey(s string) ([]byte, error) {
 
 // LoadOrCreateKeyFile reads the base64 key in path, creating the file with a
 // new random key (mode 0600) when it does not exist. It reports whether it
-// created the file.
+// created the file. Processes racing to create it all get the one key that
+// wins: the file appears whole, under its name, or not at all.
 func LoadOrCreateKeyFile(path string) ([]byte, bool, error) {
-	data, err := os.ReadFile(path)
-	if err == nil {
-		key, err := ParseKey(string(data))
-		if err != nil {
-			return nil, false, fmt.Errorf("secret key file %s: %w", path, err)
-		}
-		return key, false, nil
-	}
+	key, err := readKeyFile(path)
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, false, fmt.Errorf("read secret key file: %w", err)
+		return key, false, err
 	}
-	key := make([]byte, KeySize)
-	if _, err := rand.Read(key); err != nil {
-		return nil, false, fmt.Errorf("generate secret key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	key, err = createKeyFile(path)
 	if errors.Is(err, os.ErrExist) { // another process created it first
-		return LoadOrCreateKeyFile(path)
+		key, err = readKeyFile(path)
+		return key, false, err
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("create secret key file: %w", err)
-	}
-	if _, err := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n"); err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("write secret key file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, false, fmt.Errorf("write secret key file: %w", err)
+		return nil, false, err
 	}
 	return key, true, nil
+}
+
+// readKeyFile reads the base64 key in path (an error matching os.ErrNotExist
+// when there is no such file).
+func readKeyFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read secret key file: %w", err)
+	}
+	key, err := ParseKey(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("secret key file %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// createKeyFile writes a new random key into a temporary file beside path,
+// flushes it to disk and links it to path, which fails with os.ErrExist when
+// path exists: a reader never sees the file empty or half-written.
+func createKeyFile(path string) ([]byte, error) {
+	key := make([]byte, KeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("generate secret key: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*") // mode 0600
+	if err != nil {
+		return nil, fmt.Errorf("create secret key file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write secret key file: %w", err)
+	}
+	if err := os.Link(f.Name(), path); err != nil {
+		return nil, fmt.Errorf("create secret key file: %w", err)
+	}
+	return key, nil
 }
 
 // Seal encrypts plaintext; an empty plaintext seals to "".

@@ -2,9 +2,11 @@ package secretbox
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -63,5 +65,55 @@ func TestKeys(t *testing.T) {
 	k2, created, err := LoadOrCreateKeyFile(path)
 	if err != nil || created || !bytes.Equal(k1, k2) {
 		t.Fatalf("second LoadOrCreateKeyFile = %v, %v; want the same key", created, err)
+	}
+}
+
+// TestKeyFileRace: processes starting together on a new database all get
+// the one key that ends up in the file, never an error (a half-written file
+// read by another process was one) nor a key of their own.
+func TestKeyFileRace(t *testing.T) {
+	const rounds, racers = 200, 8
+	dir := t.TempDir()
+	for round := range rounds {
+		path := filepath.Join(dir, fmt.Sprintf("round%d.db.secret", round))
+		keys := make([][]byte, racers)
+		errs := make([]error, racers)
+		created := make([]bool, racers)
+		var start, done sync.WaitGroup
+		start.Add(1)
+		for i := range racers {
+			done.Go(func() {
+				start.Wait()
+				keys[i], created[i], errs[i] = LoadOrCreateKeyFile(path)
+			})
+		}
+		start.Done()
+		done.Wait()
+		onDisk, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ParseKey(string(onDisk))
+		if err != nil {
+			t.Fatalf("round %d: the file holds %q: %v", round, onDisk, err)
+		}
+		creators := 0
+		for i := range racers {
+			if errs[i] != nil {
+				t.Fatalf("round %d, racer %d: %v", round, i, errs[i])
+			}
+			if !bytes.Equal(keys[i], want) {
+				t.Fatalf("round %d, racer %d got a key other than the file's", round, i)
+			}
+			if created[i] {
+				creators++
+			}
+		}
+		if creators != 1 {
+			t.Fatalf("round %d: %d racers say they created the file, want 1", round, creators)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp*")); len(left) > 0 {
+			t.Fatalf("round %d: temporary files left: %v", round, left)
+		}
 	}
 }

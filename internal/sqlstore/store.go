@@ -87,10 +87,7 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 		s.w.SetConnMaxIdleTime(5 * time.Minute)
 		s.r = s.w
 	default:
-		path := strings.TrimPrefix(dsn, "file:")
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
-		}
+		path := SQLitePath(dsn)
 		if s.w, err = sql.Open("sqlite", sqliteDSN(path, true)); err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
@@ -167,8 +164,10 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Migrate applies the pending migrations of the engine. On PostgreSQL it
-// holds a session lock so that replicas starting together migrate once.
+// Migrate applies the pending migrations of the engine. Processes that open
+// one database at once take turns (see waitMigrationTurn): each one reads
+// the schema's version only once it holds the turn, so a version is applied
+// once, by one of them, and the others find it done.
 func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 	sub, err := fs.Sub(migrations, "migrations/"+string(s.engine))
 	if err != nil {
@@ -184,16 +183,11 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	if s.engine == Postgres {
-		// Replicas starting together queue here, each going on the moment
-		// the one before it is done: goose's own lock (kept, for
-		// `einvoice migrate` run beside old binaries) only retries every 5 s.
-		unlock, err := s.waitMigrationTurn(ctx)
-		if err != nil {
-			return err
-		}
-		defer unlock()
+	unlock, err := s.waitMigrationTurn(ctx)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	p, err := goose.NewProvider(dialect, s.w, sub, opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
@@ -214,11 +208,35 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 // take turns to migrate ("einvoice" in ASCII); goose's lock has another id.
 const migrationTurnLock = 0x65696e766f696365
 
-// waitMigrationTurn blocks until this process holds the migration turn on
-// PostgreSQL and returns its release. The lock belongs to a transaction that
-// does nothing else, so it ends with it, or with its session if the
-// connection breaks: a lost turn never stays held.
+// waitMigrationTurn blocks until this process holds the migration turn and
+// returns its release.
+//
+// Goose applies each migration in its own transaction, but it reads the
+// schema's version before them, outside any: two processes that both read
+// version N both apply N+1, and the second fails ("table meta already
+// exists"). The turn covers the read and every migration.
+//
+// On PostgreSQL the turn is an advisory lock of a transaction that does
+// nothing else, so it ends with it, or with its session if the connection
+// breaks. Replicas queue on it, each going on the moment the one before it
+// is done: goose's own lock (kept, for `einvoice migrate` run beside old
+// binaries) only retries every 5 s.
+//
+// On SQLite it is an OS lock on the file <db>.lock beside the database:
+// SQLite's own write lock cannot serve, since goose's transactions need it
+// while the turn is held.
 func (s *Store) waitMigrationTurn(ctx context.Context) (func(), error) {
+	if s.engine == SQLite {
+		path := SQLitePath(s.dsn)
+		if path == "" || strings.HasPrefix(path, ":memory:") {
+			return func() {}, nil // no other process can open it
+		}
+		unlock, err := lockFile(ctx, path+".lock")
+		if err != nil {
+			return nil, fmt.Errorf("migration turn: %w", err)
+		}
+		return unlock, nil
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("migration turn: %w", err)

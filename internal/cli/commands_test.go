@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/sqlstore"
+)
+
+// TestCommandLines runs every command with its flags before, between and
+// after its arguments: each order works, and an unknown flag or an extra
+// argument, wherever it stands, is exit status 2 with the problem and the
+// command's usage on stderr. In the arguments, {DB} is a SQLite file,
+// {SANDBOX} the sandbox's, {TENANT} a tenant's id and {KEY} the id of a key
+// made for the row.
+func TestCommandLines(t *testing.T) {
+	dsn := testdbSQLite(t)
+	sandboxDB := testdbSQLite(t)
+	tenantID := strings.TrimSpace(mustCLI(t, dsn, "tenant", "create", "--name", "Command Lines Sdn. Bhd.", "--tin", "C1234567890"))
+	for _, tc := range []struct {
+		args   string // split on spaces
+		code   int
+		stdout string // a regexp stdout must match
+		stderr string // what stderr must contain
+		listen bool   // serve or sandbox: stopped once it listens
+	}{
+		{args: "migrate --db {DB}", stderr: "database is up to date"},
+		{args: "migrate extra --db {DB}", code: 2, stderr: `migrate: unexpected argument "extra"`},
+		{args: "migrate --db {DB} extra", code: 2, stderr: `migrate: unexpected argument "extra"`},
+		{args: "migrate --bogus --db {DB}", code: 2, stderr: "migrate: flag provided but not defined: -bogus"},
+		{args: "migrate --db", code: 2, stderr: "migrate: flag needs an argument: -db"},
+
+		{args: "tenant create --db {DB} --name First --tin C1234567890", stdout: `^[0-9a-f-]{36}\n$`},
+		{args: "tenant create --name Second --tin C1234567890 --db {DB}", stdout: `^[0-9a-f-]{36}\n$`},
+		{args: "tenant create --name Third extra --tin C1 --db {DB}", code: 2, stderr: `tenant create: unexpected argument "extra"`},
+		{args: "tenant create --name Fourth --tin C1 --db {DB} -- --msic", code: 2, stderr: `tenant create: unexpected argument "--msic"`},
+		{args: "tenant create --db {DB} --name Fifth", code: 2, stderr: "tenant create: --name and --tin are required"},
+
+		{args: "tenant list --db {DB}", stdout: "Command Lines Sdn. Bhd."},
+		{args: "tenant list extra --db {DB}", code: 2, stderr: `tenant list: unexpected argument "extra"`},
+		{args: "tenant list --db {DB} extra", code: 2, stderr: `tenant list: unexpected argument "extra"`},
+		{args: "tenant --db {DB} list", code: 2, stderr: "tenant: name the command first: einvoice tenant create|list"},
+		{args: "tenant remove --db {DB}", code: 2, stderr: `unknown command "tenant remove"`},
+
+		{args: "key create --read-only --tenant {TENANT} --db {DB}", stdout: `^eik_\S+\n$`},
+		{args: "key create --db {DB} --tenant {TENANT} --read-only", stdout: `^eik_\S+\n$`},
+		{args: "key create --read-only false --tenant {TENANT} --db {DB}", code: 2, stderr: `key create: unexpected argument "false" (a boolean flag takes its value after =, as in --read-only=false)`},
+		{args: "key create --db {DB} --tenant {TENANT} extra", code: 2, stderr: `key create: unexpected argument "extra"`},
+		{args: "key create --db {DB}", code: 2, stderr: "key create: --tenant is required"},
+
+		{args: "key list --db {DB} --tenant {TENANT}", stdout: `(?m)^ID\s+PREFIX`},
+		{args: "key list extra --tenant {TENANT} --db {DB}", code: 2, stderr: `key list: unexpected argument "extra"`},
+
+		{args: "key revoke {KEY} --db {DB}", stderr: "revoked"},
+		{args: "key revoke --db {DB} {KEY}", stderr: "revoked"},
+		{args: "key revoke --db={DB} -- {KEY}", stderr: "revoked"},
+		{args: "key revoke --db {DB}", code: 2, stderr: "key revoke: missing KEY_ID"},
+		{args: "key revoke {KEY} --db {DB} {KEY}", code: 2, stderr: `key revoke: unexpected argument "`},
+		{args: "key revoke --db {DB} {KEY} --bogus", code: 2, stderr: "key revoke: flag provided but not defined: -bogus"},
+
+		{args: "serve --sandbox-faults --addr 127.0.0.1:0 --workers 0 --db {DB}", listen: true},
+		{args: "serve extra --db {DB}", code: 2, stderr: `serve: unexpected argument "extra"`},
+		{args: "serve --db {DB} --addr 127.0.0.1:0 extra", code: 2, stderr: `serve: unexpected argument "extra"`},
+		{args: "serve --sandbox-rate-limits false --db {DB}", code: 2, stderr: "as in --sandbox-rate-limits=false"},
+		{args: "serve --db {DB} --nope", code: 2, stderr: "serve: flag provided but not defined: -nope"},
+
+		{args: "sandbox --sandbox-faults --addr 127.0.0.1:0 --db {SANDBOX}", listen: true},
+		{args: "sandbox extra --db {SANDBOX}", code: 2, stderr: `sandbox: unexpected argument "extra"`},
+		{args: "sandbox --db {SANDBOX} --addr 127.0.0.1:0 extra", code: 2, stderr: `sandbox: unexpected argument "extra"`},
+		{args: "sandbox --workers 2 --db {SANDBOX}", code: 2, stderr: "sandbox: flag provided but not defined: -workers"},
+
+		{args: "version", stdout: `^einvoice \S+\n$`},
+		{args: "version extra", code: 2, stderr: `version: unexpected argument "extra"`},
+		{args: "version --db {DB}", code: 2, stderr: "version: flag provided but not defined: -db"},
+		{args: "bogus --db {DB}", code: 2, stderr: `unknown command "bogus"`},
+	} {
+		args := strings.Fields(tc.args)
+		keyID := ""
+		for i, a := range args {
+			if strings.Contains(a, "{KEY}") && keyID == "" {
+				keyID = newKeyID(t, dsn, tenantID)
+			}
+			args[i] = strings.NewReplacer("{DB}", dsn, "{SANDBOX}", sandboxDB, "{TENANT}", tenantID, "{KEY}", keyID).Replace(a)
+		}
+		t.Run(tc.args, func(t *testing.T) {
+			code, stdout, stderr := runCommand(t, args, tc.listen)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) || !regexp.MustCompile(tc.stdout).MatchString(stdout) {
+				t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit %d, stdout matching %q, stderr with %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+			if tc.code == 2 {
+				if stdout != "" || !strings.Contains(stderr, "Usage:") {
+					t.Errorf("a refused command line printed %q on stdout and %q on stderr; want nothing, and the usage on stderr", stdout, stderr)
+				}
+			}
+			if keyID != "" && tc.code == 0 && !keyRevoked(t, dsn, tenantID, keyID) {
+				t.Errorf("key %s is not revoked", keyID)
+			}
+		})
+	}
+}
+
+// runCommand runs one command line in-process and returns its exit status
+// and output; with listen, it stops the command (as SIGTERM does) once it
+// listens.
+func runCommand(t *testing.T, args []string, listen bool) (int, string, string) {
+	t.Helper()
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ready := make(chan string, 1)
+	m := &Main{Stdout: stdout, Stderr: stderr, Ready: ready, Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey})}
+	done := make(chan int, 1)
+	go func() { done <- m.Run(ctx, args) }()
+	select {
+	case code := <-done:
+		if listen {
+			t.Errorf("exited with %d before listening", code)
+		}
+		return code, stdout.String(), stderr.String()
+	case <-ready:
+		if !listen {
+			t.Errorf("listens; want it to stop at once")
+		}
+		cancel()
+		return <-done, stdout.String(), stderr.String()
+	}
+}
+
+// mustCLI runs a command line that must succeed and returns its stdout.
+func mustCLI(t *testing.T, dsn string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := cli(t, dsn, args...)
+	if code != 0 {
+		t.Fatalf("%v = %d: %s", args, code, stderr)
+	}
+	return stdout
+}
+
+// newKeyID creates a key of the tenant and returns its id.
+func newKeyID(t *testing.T, dsn, tenantID string) string {
+	t.Helper()
+	store := testStore(t, dsn)
+	k, _, err := newService(store).CreateAPIKey(t.Context(), tenantID, einvoice.PermRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.ID
+}
+
+// keyRevoked tells whether the tenant's key id is revoked.
+func keyRevoked(t *testing.T, dsn, tenantID, id string) bool {
+	t.Helper()
+	keys, err := testStore(t, dsn).ListAPIKeys(t.Context(), tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			return k.RevokedAt != nil
+		}
+	}
+	t.Fatalf("no key %s", id)
+	return false
+}
+
+// testStore opens the database as the commands do, closed after the test.
+func testStore(t *testing.T, dsn string) *sqlstore.Store {
+	t.Helper()
+	cfg, err := envDefaults(env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DatabaseURL = dsn
+	store, err := openStore(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
