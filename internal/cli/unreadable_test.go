@@ -56,7 +56,13 @@ func TestUnreadableDocumentRow(t *testing.T) {
 			}
 			return out
 		}
+		logged := len(f.svc.Stderr.String())
 		data, meta := list("")
+		for _, id := range []string{huge, corrupt} {
+			if log := f.svc.Stderr.String()[logged:]; !strings.Contains(log, "left out of a list") || !strings.Contains(log, id) {
+				t.Errorf("the list did not log the unreadable %s:\n%s", id, log)
+			}
+		}
 		if got := idsOf(data); strings.Join(got, ",") != ok2+","+ok1 {
 			t.Errorf("list data = %v, want the two readable documents %v", got, []string{ok2, ok1})
 		}
