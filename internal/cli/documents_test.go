@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
 // docFixture is a running service with a buyer and an on-behalf seller.
@@ -152,12 +150,7 @@ func TestDocumentLifecycle(t *testing.T) {
 func setStatus(t *testing.T, dsn, id string, status einvoice.Status) {
 	t.Helper()
 	ctx := context.Background()
-	key, _ := secretbox.ParseKey(testSecretKey)
-	box, _ := secretbox.New(key)
-	s, err := sqlstore.Open(ctx, dsn, box)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testStore(t, dsn)
 	defer s.Close()
 	_, tenants, _ := cli(t, dsn, "tenant", "list")
 	tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
@@ -237,6 +230,20 @@ func TestDocumentBadInput(t *testing.T) {
 			}), 409, "DUPLICATE_SERIAL_NUMBER", "invoiceSerialNumber"},
 			{"1,001 lines", "/api/v1/invoices", mod(func(d map[string]any) { d["invoiceLines"] = many }), 422, "VALIDATION_FAILED", "invoiceLines"},
 			{"unknown field", "/api/v1/invoices", mod(func(d map[string]any) { lineOf(d)["vat"] = 6 }), 422, "VALIDATION_FAILED", "invoiceLines.0.vat"},
+			// DECISIONS 12 (TestDocumentAmountLimits has every field and PUT).
+			{"computed amount beyond 10^12", "/api/v1/invoices", mod(func(d map[string]any) {
+				lineOf(d)["quantity"], lineOf(d)["unitPrice"] = jsonNumber(tera), jsonNumber(tera)
+			}), 422, "VALIDATION_FAILED", "invoiceLines.0.subtotal"},
+			{"negative discount", "/api/v1/invoices", mod(func(d map[string]any) { d["invoiceDiscountAmount"] = -5 }), 422, "VALIDATION_FAILED", "invoiceDiscountAmount"},
+			{"negative fee", "/api/v1/invoices", mod(func(d map[string]any) { d["invoiceFeeAmount"] = "-5" }), 422, "VALIDATION_FAILED", "invoiceFeeAmount"},
+			{"negative prepayment", "/api/v1/invoices", mod(func(d map[string]any) { d["payment"].(map[string]any)["prepaymentAmount"] = -5 }), 422, "VALIDATION_FAILED", "payment.prepaymentAmount"},
+			{"negative discount, manual amounts", "/api/v1/invoices", mod(func(d map[string]any) {
+				d["autoCalculate"], d["invoiceDiscountAmount"], d["totalDiscountAmount"] = false, -5, -5
+			}), 422, "VALIDATION_FAILED", "invoiceDiscountAmount"},
+			{"tax type twice on a line", "/api/v1/invoices", mod(func(d map[string]any) {
+				lineOf(d)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "01", "taxRate": 6}, map[string]any{"taxType": "02", "taxRate": 8},
+					map[string]any{"taxType": "01", "taxRate": 10}}
+			}), 422, "VALIDATION_FAILED", "invoiceLines.0.invoiceLineTaxes.2.taxType"},
 		}
 		before := c.do("GET", "/api/v1/invoices", nil).Raw
 		for _, tc := range cases {

@@ -30,8 +30,6 @@ import (
 	"github.com/einvoice/einvoice/internal/apidoc"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/testcert"
 )
 
@@ -542,12 +540,7 @@ func secPKCS12(t *testing.T, certPEM, keyPEM, password string) string {
 // secTenantRows is every tenants row of the database as text.
 func secTenantRows(t *testing.T, dsn string) string {
 	t.Helper()
-	key, _ := secretbox.ParseKey(testSecretKey)
-	box, _ := secretbox.New(key)
-	s, err := sqlstore.Open(context.Background(), dsn, box)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testStore(t, dsn)
 	defer s.Close()
 	rows, err := s.DB().QueryContext(context.Background(), "SELECT * FROM tenants")
 	if err != nil {

@@ -39,6 +39,11 @@ import (
 // Every other amount is non-nil afterwards, "0.00" when its input is absent,
 // and TaxSubtotals is non-nil. Amounts the client sent are replaced (the
 // pointers, never the values they point to); inputs are left alone.
+//
+// The amounts are exact whatever their size, and may pass the limits of
+// section 6 although every input is within them (quantity x unitPrice is up
+// to 10^24): CheckAmountLimits names them, and create and update refuse such
+// a document (PrepareDocument).
 func Calculate(d *Document) {
 	// Step 8's switch: MYR amounts only for a foreign currency with a rate.
 	var exchangeRate decimal.Decimal

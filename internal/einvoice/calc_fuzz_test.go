@@ -1,7 +1,11 @@
 package einvoice_test
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -24,14 +28,9 @@ func (r *calcFuzzReader) uint64() uint64 {
 	return binary.LittleEndian.Uint64(buf[:])
 }
 
-// intIn returns an integer in (-limit, limit), or [0, limit) when !signed.
-func (r *calcFuzzReader) intIn(limit int64, signed bool) int64 {
-	u := r.uint64()
-	v := int64(u>>1) % limit
-	if signed && u&1 == 1 {
-		v = -v
-	}
-	return v
+// intIn returns an integer in [0, limit): the next word, halved.
+func (r *calcFuzzReader) intIn(limit int64) int64 {
+	return int64(r.uint64()>>1) % limit
 }
 
 // calcFuzzNumber returns v x 10^exp (exp <= 0) as an input Number written
@@ -44,65 +43,71 @@ func calcFuzzNumber(absent bool, v int64, exp int32) *money.Number {
 	return &n
 }
 
+// calcFuzzAmount returns v sen, from 0 to 10^12, as an input amount; nil
+// for 0.
 func calcFuzzAmount(v int64) *money.Amount {
-	if v == 0 {
+	sen := int64(uint64(v) % (1e14 + 1))
+	if sen == 0 {
 		return nil
 	}
-	a := money.NewAmount(decimal.New(v, -2))
+	a := money.NewAmount(decimal.New(sen, -2))
 	return &a
 }
 
-// calcFuzzDoc builds a document from fuzzed integers: up to 20 lines with
-// quantities (0 to 6 decimals) and prices (6 decimals) of any magnitude up to
-// 10^12, discount and fee rates (0 to 100, 2 decimals), 0 to 3 taxes with
-// rates 0 to 100 (0 to 3 decimals, a few values so that groups repeat), and
-// absent inputs.
+// calcFuzzDoc builds an autoCalculate document from fuzzed integers, with
+// inputs anywhere within what create accepts (DECISIONS section 6), up to
+// the limits, so that their sums and products reach far beyond them: up to
+// 20 lines with quantities (0 to 6 decimals) and prices (6 decimals) up to
+// 10^12, discount and fee rates (0 to 100, 2 decimals), 0 to 3 taxes of
+// distinct types with percentages 0 to 50 (0 to 3 decimals, a few values so
+// that groups repeat) or tourism rates up to 10^12 per unit; a discount, fee
+// and prepayment up to 10^12; an exchange rate up to 10^12; absent inputs.
+//
+// The bytes are read as little-endian words; for each line: flags (bits 0-3
+// absent quantity, price, discount rate, fee rate; bits 4-5 the number of
+// taxes; byte 1 the quantity's digits, byte 2 its decimals, byte 3 the
+// price's digits, byte 4 the first tax type), then the quantity, the price,
+// the two rates, and two words per tax: its flags (bit 0 absent rate, bits
+// 1-4 the percentage, bits 5-6 its decimals, byte 1 the tourism rate's
+// digits) and the tourism rate in sen. A number n is read from the word 2n.
 func calcFuzzDoc(lines, currency, mode uint8, exchangeRate, discount, fee, prepayment int64, data []byte) *einvoice.Document {
-	d := &einvoice.Document{CurrencyCode: [...]string{"MYR", "", "USD"}[currency%3]}
+	d := &einvoice.Document{AutoCalculate: true, CurrencyCode: [...]string{"MYR", "", "USD"}[currency%3]}
 	if exchangeRate != 0 {
-		d.ExchangeRate = calcFuzzNumber(false, abs64(exchangeRate)%1e9, -6)
+		d.ExchangeRate = calcFuzzNumber(false, int64(uint64(exchangeRate)%(1e18+1)), -6)
 	}
-	d.InvoiceDiscount = calcFuzzAmount(discount % 1e11)
-	d.InvoiceFee = calcFuzzAmount(fee % 1e11)
+	d.InvoiceDiscount = calcFuzzAmount(discount)
+	d.InvoiceFee = calcFuzzAmount(fee)
 	switch mode % 3 {
 	case 0:
-		d.Payment = &einvoice.Payment{PaymentMode: "01", PrepaymentAmount: calcFuzzAmount(prepayment % 1e11)}
+		d.Payment = &einvoice.Payment{PaymentMode: "01", PrepaymentAmount: calcFuzzAmount(prepayment)}
 	case 1:
-		d.Payment = &einvoice.Payment{PaymentMode: "03", PrepaymentAmount: calcFuzzAmount(prepayment % 1e11)}
+		d.Payment = &einvoice.Payment{PaymentMode: "03", PrepaymentAmount: calcFuzzAmount(prepayment)}
 	}
 	r := &calcFuzzReader{data}
 	for range lines % 21 {
-		// flags: bits 0-3 absent inputs, 4-5 number of taxes, byte 1 the
-		// quantity's digits, byte 2 its decimals, byte 3 the price's digits;
-		// at most 10^12 either way.
 		flags := r.uint64()
 		qtyDecimals := flags >> 16 & 0xff % 7
-		qtyDigits := min(flags>>8&0xff%19, 12+qtyDecimals)
+		qtyDigits := min(flags>>8&0xff%19, 12+qtyDecimals) // at most 10^12
 		l := einvoice.Line{
-			Quantity:        calcFuzzNumber(flags&1 != 0, r.intIn(pow10i(qtyDigits), true), -int32(qtyDecimals)),
-			UnitPrice:       calcFuzzNumber(flags&2 != 0, r.intIn(pow10i(flags>>24&0xff%19), true), -6),
-			DiscountRate:    calcFuzzNumber(flags&4 != 0, r.intIn(10001, false), -2),
-			FeeOrChargeRate: calcFuzzNumber(flags&8 != 0, r.intIn(10001, false), -2),
+			Quantity:        calcFuzzNumber(flags&1 != 0, r.intIn(pow10i(qtyDigits)), -int32(qtyDecimals)),
+			UnitPrice:       calcFuzzNumber(flags&2 != 0, r.intIn(pow10i(flags>>24&0xff%19)), -6),
+			DiscountRate:    calcFuzzNumber(flags&4 != 0, r.intIn(10001), -2),
+			FeeOrChargeRate: calcFuzzNumber(flags&8 != 0, r.intIn(10001), -2),
 		}
-		for range flags >> 4 & 3 {
+		first := flags >> 32 & 0xff
+		for j := range flags >> 4 & 3 {
 			tflags := r.uint64()
-			l.Taxes = append(l.Taxes, einvoice.LineTax{
-				TaxType: calcFuzzTaxTypes[(tflags&0xff)%uint64(len(calcFuzzTaxTypes))],
-				// tflags: byte 0 the type, bit 8 absent rate, bits 9-12 the rate
-				// (a few values, so that groups repeat), 13-14 its decimals.
-				TaxRate: calcFuzzNumber(tflags&0x100 != 0, int64(tflags>>9&0xf%11)*5*pow10i(tflags>>13&3), -int32(tflags>>13&3)),
-			})
+			value := r.intIn(pow10i(tflags >> 8 & 0xff % 15))
+			tt := calcFuzzTaxTypes[(first+j)%uint64(len(calcFuzzTaxTypes))] // distinct on a line
+			rate := calcFuzzNumber(tflags&1 != 0, int64(tflags>>1&0xf%11)*5*pow10i(tflags>>5&3), -int32(tflags>>5&3))
+			if tt == einvoice.TaxTourism {
+				rate = calcFuzzNumber(tflags&1 != 0, value, -2)
+			}
+			l.Taxes = append(l.Taxes, einvoice.LineTax{TaxType: tt, TaxRate: rate})
 		}
 		d.Lines = append(d.Lines, l)
 	}
 	return d
-}
-
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // pow10i returns 10^n, n <= 18.
@@ -114,14 +119,119 @@ func pow10i(n uint64) int64 {
 	return p
 }
 
+// calcFuzzWords encodes words as calcFuzzDoc reads them, for seeds.
+func calcFuzzWords(words ...uint64) []byte {
+	b := make([]byte, 0, 8*len(words))
+	for _, w := range words {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return b
+}
+
+// FuzzCalculate checks, for every document whose inputs create accepts,
+// the invariants of Calculate and that PrepareDocument, the rules of create
+// and update, accepts exactly the documents the store can read back: every
+// amount within 10^12 (calcCheckStorable).
 func FuzzCalculate(f *testing.F) {
 	f.Add(uint8(2), uint8(0), uint8(0), int64(0), int64(0), int64(0), int64(0), []byte("\x10\x00\x00\x00\x00\x00\x00\x00\xe8\x03"))
 	f.Add(uint8(20), uint8(2), uint8(0), int64(4723100), int64(1500), int64(450), int64(333), []byte("fuzz the calculation of amounts"))
+	// Issue 12, defect 1: one line of quantity 999,999,999,999 x unitPrice
+	// 999,999,999,999.999999, tax 06; its subtotal is about 10^24.
+	const noRates, oneTax, qty12, price18, tax06 = 0b1100, 1 << 4, 12 << 8, 18 << 24, 5 << 32
+	f.Add(uint8(1), uint8(0), uint8(2), int64(0), int64(0), int64(0), int64(0),
+		calcFuzzWords(noRates|oneTax|qty12|price18|tax06, 2*(1e12-1), 2*(1e18-1), 0, 0, 0, 0))
+	// Tourism tax of 9,999,999,999.99 per unit on 999,999 units, in USD at
+	// 10^6 MYR per USD.
+	const qty6, price6, tax03 = 6 << 8, 6 << 24, 2 << 32
+	f.Add(uint8(1), uint8(2), uint8(1), int64(1e12), int64(0), int64(0), int64(0),
+		calcFuzzWords(noRates|oneTax|qty6|price6|tax03, 2*999999, 2*999999, 0, 0, 12<<8, 2*999999999999))
+	// A negative payable beyond the limit: a discount and a prepayment of 10^12.
+	f.Add(uint8(1), uint8(0), uint8(1), int64(0), int64(1e14), int64(0), int64(1e14),
+		calcFuzzWords(noRates|qty6|price6, 2*1, 2*999999))
 	f.Fuzz(func(t *testing.T, lines, currency, mode uint8, exchangeRate, discount, fee, prepayment int64, data []byte) {
 		d := calcFuzzDoc(lines, currency, mode, exchangeRate, discount, fee, prepayment, data)
-		einvoice.Calculate(d)
+		invoice := einvoice.Kinds[0]
+		if refused := einvoice.ValidateDocumentInput(d, invoice); len(refused) > 0 {
+			t.Fatalf("the generator made inputs create refuses: %v", refused)
+		}
+		refused := einvoice.PrepareDocument(d, invoice)
 		calcCheckInvariants(t, d)
+		calcCheckStorable(t, d, refused)
 	})
+}
+
+// calcCheckStorable checks that refused, what PrepareDocument said of d,
+// names exactly the amounts of d that the store could not read back: its
+// JSON body (as the store writes it) holds them as money strings, which are
+// read with the strict parser of requests (money.ParseAmount). An accepted
+// document must read back whole and encode to the same bytes again.
+func calcCheckStorable(t *testing.T, d *einvoice.Document, refused einvoice.FieldErrors) {
+	t.Helper()
+	body, err := json.Marshal(d)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	unreadable := map[string]string{} // path -> amount
+	calcWalkMoney(tree, "", func(path, s string) {
+		if _, err := money.ParseAmount(s); err != nil {
+			unreadable[path] = s
+		}
+	})
+	for path, s := range unreadable {
+		if refused[path] == nil {
+			t.Fatalf("%s = %s cannot be read back (it passes 10^12), yet it is not refused (refused: %v)", path, s, refused)
+		}
+	}
+	for path := range refused {
+		if _, ok := unreadable[path]; !ok {
+			t.Fatalf("%s is refused (%v), yet it reads back", path, refused[path])
+		}
+	}
+	if len(refused) > 0 {
+		return
+	}
+	var back einvoice.Document
+	if err := json.Unmarshal(body, &back); err != nil {
+		t.Fatalf("an accepted document does not read back: %v", err)
+	}
+	if again, _ := json.Marshal(&back); !bytes.Equal(again, body) {
+		t.Fatalf("an accepted document reads back changed:\n%s\n%s", body, again)
+	}
+}
+
+// calcMoneyText is how every amount is written in JSON: a string with two
+// decimals. Nothing else in a document looks like it.
+var calcMoneyText = regexp.MustCompile(`^-?[0-9]+\.[0-9]{2}$`)
+
+// calcWalkMoney calls fn with the path and text of every money string in v,
+// a decoded JSON value.
+func calcWalkMoney(v any, path string, fn func(path, s string)) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			calcWalkMoney(x, join(k), fn)
+		}
+	case []any:
+		for i, x := range v {
+			calcWalkMoney(x, join(strconv.Itoa(i)), fn)
+		}
+	case string:
+		if calcMoneyText.MatchString(v) {
+			fn(path, v)
+		}
+	}
 }
 
 // calcCheckInvariants checks what holds for every calculated document.

@@ -44,14 +44,30 @@ func checkNonNegative(f FieldErrors, path string, n *money.Number) {
 	}
 }
 
+// checkNonNegativeAmount refuses a negative document-level discount, fee or
+// prepayment: each is taken off or added by its field, so a negative one
+// would turn it into the other (DECISIONS 12).
+func checkNonNegativeAmount(f FieldErrors, path string, a *money.Amount) {
+	if a != nil && a.Cmp(money.Zero()) < 0 {
+		f.Add(path, "must not be negative")
+	}
+}
+
 // ValidateDocumentInput returns what makes a create or update of d refused
-// (DECISIONS section 5), apart from the parties, which need the store:
-// numbers out of range, codes not in the lists, unparsable dates, a note
-// without references, too many lines. Everything else is validate's
+// (DECISIONS sections 5 and 12), apart from the parties, which need the
+// store, and the limits of computed amounts (PrepareDocument): numbers out
+// of range, a negative discount, fee or prepayment, codes not in the lists,
+// a tax type twice on a line, unparsable dates, a note without references,
+// too many lines. Everything else is validate's
 // business: a draft may be incomplete or wrong in content.
 func ValidateDocumentInput(d *Document, info KindInfo) FieldErrors {
 	f := FieldErrors{}
 	checkCode(f, "currencyCode", refdata.Currencies, d.CurrencyCode, "currencies")
+	checkNonNegativeAmount(f, "invoiceDiscountAmount", d.InvoiceDiscount)
+	checkNonNegativeAmount(f, "invoiceFeeAmount", d.InvoiceFee)
+	if p := d.Payment; p != nil {
+		checkNonNegativeAmount(f, "payment.prepaymentAmount", p.PrepaymentAmount)
+	}
 	if len(d.Lines) > MaxLines {
 		f.Add("invoiceLines", "a document has at most %d lines, this one has %d", MaxLines, len(d.Lines))
 		return f // the lines are not examined one by one
@@ -88,6 +104,7 @@ func checkLineInput(f FieldErrors, path string, l *Line) {
 	checkNonNegative(f, path+".unitPrice", l.UnitPrice)
 	checkPercent(f, path+".discountRate", l.DiscountRate)
 	checkPercent(f, path+".feeOrChargeRate", l.FeeOrChargeRate)
+	checkTaxTypesOnce(f, path, l.Taxes)
 	for j := range l.Taxes {
 		t := &l.Taxes[j]
 		tp := fmt.Sprintf("%s.invoiceLineTaxes.%d", path, j)
@@ -101,6 +118,27 @@ func checkLineInput(f FieldErrors, path string, l *Line) {
 		} else {
 			checkPercent(f, tp+".taxRate", t.TaxRate)
 		}
+	}
+}
+
+// checkTaxTypesOnce refuses a tax type a line carries twice (DECISIONS 12),
+// naming the second entry: the tax subtotals would count the line's taxable
+// amount once and its tax twice.
+func checkTaxTypesOnce(f FieldErrors, path string, taxes []LineTax) {
+	if len(taxes) < 2 {
+		return
+	}
+	first := make(map[string]int, len(taxes)) // the index of each type's first entry
+	for j, t := range taxes {
+		if t.TaxType == "" { // no type yet: a draft may be incomplete
+			continue
+		}
+		if k, seen := first[t.TaxType]; seen {
+			f.Add(fmt.Sprintf("%s.invoiceLineTaxes.%d.taxType", path, j),
+				"tax type %s is already on this line (invoiceLineTaxes.%d): a line carries a tax type at most once", t.TaxType, k)
+			continue
+		}
+		first[t.TaxType] = j
 	}
 }
 

@@ -58,25 +58,19 @@ func (s *Service) checkParty(ctx context.Context, tenantID string, kind PartyKin
 	return err
 }
 
-// prepare checks d as a create or update of the given kind would, and
-// computes its amounts when it asks for it.
+// prepare checks d as a create or update of the given kind would, with its
+// parties, and computes its amounts when it asks for it (PrepareDocument).
 func (s *Service) prepare(ctx context.Context, tenantID string, info KindInfo, d *Document) error {
 	d.Kind, d.TypeCode, d.TenantID = info.Kind, info.TypeCode, tenantID
 	d.Authority, d.Frozen = nil, nil // read-only: the lifecycle sets them
 	if d.CurrencyCode == "" {
 		d.CurrencyCode = "MYR"
 	}
-	f := ValidateDocumentInput(d, info)
+	f := PrepareDocument(d, info)
 	if err := s.checkParties(ctx, tenantID, info, d, f); err != nil {
 		return err
 	}
-	if err := f.Err(); err != nil {
-		return err
-	}
-	if d.AutoCalculate {
-		Calculate(d)
-	}
-	return nil
+	return f.Err()
 }
 
 // storeError maps a store error of a document write.
@@ -217,7 +211,8 @@ func (s *Service) DeleteDocument(ctx context.Context, tenantID, id string) error
 	return nil
 }
 
-// ListDocuments returns one page of the tenant's documents.
+// ListDocuments returns one page of the tenant's documents; those that
+// cannot be read back are left out and named in the page's Unreadable.
 func (s *Service) ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error) {
 	page, err := s.Store.ListDocuments(ctx, tenantID, f)
 	if err != nil {

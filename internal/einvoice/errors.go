@@ -110,6 +110,10 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrWrongState: a conditional write found the row in another status.
 	ErrWrongState = errors.New("wrong state")
+	// ErrUnreadable: a stored row does not decode (a bug, or a row an older
+	// version wrote that breaks today's rules). Reading it alone fails with
+	// it; a list skips it and names it (Page.Unreadable).
+	ErrUnreadable = errors.New("stored row cannot be read back")
 )
 
 // FieldErrors maps a field path to the problems found with it.

@@ -85,7 +85,18 @@ func (p PageRequest) Offset() int { return (p.Page - 1) * p.PerPage }
 type Page[T any] struct {
 	Items []T
 	Total int
+	// Unreadable are the rows of the page that could not be read back, left
+	// out of Items (one bad row must not take a whole list down); Total
+	// still counts them.
+	Unreadable []Unreadable
 	PageRequest
+}
+
+// Unreadable is a stored row a list left out: its id and why (an error
+// wrapping ErrUnreadable).
+type Unreadable struct {
+	ID  string
+	Err error
 }
 
 // LastPage is the number of the last page (1 for an empty list).

@@ -72,7 +72,8 @@ type DocumentStore interface {
 	// serial number is taken for its type code, ErrNotFound when a party it
 	// names is gone.
 	CreateDocument(ctx context.Context, d *Document, e Event) error
-	// GetDocument returns the document, or ErrNotFound.
+	// GetDocument returns the document; ErrNotFound, or ErrUnreadable when
+	// its stored row does not decode.
 	GetDocument(ctx context.Context, tenantID, id string) (*Document, error)
 	// UpdateDocument replaces d when its stored status is one of from,
 	// recording e when not nil; ErrNotFound, ErrWrongState, ErrConflict.
@@ -80,14 +81,15 @@ type DocumentStore interface {
 	// DeleteDocument removes the document when its status is one of from;
 	// ErrNotFound or ErrWrongState.
 	DeleteDocument(ctx context.Context, tenantID, id string, from []Status) error
-	// ListDocuments returns one page, newest first (ties by id).
+	// ListDocuments returns one page, newest first (ties by id). A row that
+	// does not decode is left out of Items and named in Unreadable.
 	ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error)
 	// TransitionDocument moves the document from one status to another,
 	// provided it is still at that status and unchanged since version (its
 	// UpdatedAt), recording e; ErrNotFound or ErrWrongState.
 	TransitionDocument(ctx context.Context, tenantID, id string, from Status, version time.Time, e Event) error
 	// DocumentsBySerial returns the tenant's documents with exactly that
-	// serial number, of any type.
+	// serial number, of any type; ErrUnreadable when one does not decode.
 	DocumentsBySerial(ctx context.Context, tenantID, serial string) ([]*Document, error)
 	// DocumentHistory returns the events of a document, oldest first.
 	DocumentHistory(ctx context.Context, tenantID, id string) ([]Event, error)

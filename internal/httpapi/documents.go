@@ -99,6 +99,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	if err != nil {
 		return err
 	}
+	logUnreadable(r, s.logger, page)
 	okPage(w, page, page.Items)
 	return nil
 }

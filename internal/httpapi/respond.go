@@ -50,6 +50,9 @@ type meta struct {
 	PerPage  int `json:"per_page"`
 	Total    int `json:"total"`
 	LastPage int `json:"last_page"`
+	// Unreadable are the ids of the page's stored rows that could not be
+	// read back, left out of data (and logged).
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // errorBody is the error body of every failure.
@@ -81,9 +84,20 @@ func ok(w http.ResponseWriter, status int, data any) {
 
 // okPage writes a list envelope.
 func okPage[T any](w http.ResponseWriter, p einvoice.Page[T], data any) {
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: data, Meta: &meta{
-		Page: p.Page, PerPage: p.PerPage, Total: p.Total, LastPage: p.LastPage(),
-	}})
+	m := &meta{Page: p.Page, PerPage: p.PerPage, Total: p.Total, LastPage: p.LastPage()}
+	for _, u := range p.Unreadable {
+		m.Unreadable = append(m.Unreadable, u.ID)
+	}
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: data, Meta: m})
+}
+
+// logUnreadable logs, at error level, each row a list left out because it
+// could not be read back: a bug to look into, named by its id.
+func logUnreadable[T any](r *http.Request, logger *slog.Logger, p einvoice.Page[T]) {
+	for _, u := range p.Unreadable {
+		logger.ErrorContext(r.Context(), "unreadable row left out of a list", "request_id", requestID(r.Context()),
+			"route", r.Pattern, "id", u.ID, "error", u.Err)
+	}
 }
 
 // writeError writes err as an error body. An error without a Code is a bug:

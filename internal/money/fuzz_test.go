@@ -1,7 +1,10 @@
 package money
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -15,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if a, err := ParseAmount(s); err == nil {
+			checkLimits(t, "ParseAmount("+strconv.Quote(s)+")", a)
 			b, err := ParseAmount(a.String())
 			if err != nil {
 				t.Fatalf("ParseAmount(%q) = %s, which does not re-parse: %v", s, a, err)
@@ -57,6 +61,11 @@ func FuzzArithmetic(f *testing.F) {
 	f.Add(int64(math.MinInt64), int8(-2), int64(-1), int8(0))
 	f.Add(int64(-5), int8(-3), int64(999999999999999999), int8(-20))
 	f.Add(int64(123456789), int8(10), int64(1), int8(-40))
+	// At the limit: 10^12 + 0.01 passes it by a sen, 10^12 - 0.01 does not.
+	f.Add(int64(1), int8(12), int64(1), int8(-2))
+	f.Add(int64(-1), int8(12), int64(-1), int8(-2))
+	// 10^12 x 10^12, issue 12's subtotal.
+	f.Add(int64(1), int8(12), int64(1), int8(12))
 	f.Fuzz(func(t *testing.T, c1 int64, e1 int8, c2 int64, e2 int8) {
 		x, y := decimal.New(c1, int32(e1)), decimal.New(c2, int32(e2))
 		a, b := Round2(x), Round2(y)
@@ -82,8 +91,40 @@ func FuzzArithmetic(f *testing.F) {
 		if a.IsZero() != x.Round(2).IsZero() {
 			t.Fatalf("x=%s: IsZero = %v", x, a.IsZero())
 		}
-		if p, err := ParseAmount(a.String()); err == nil && !p.Equal(a) {
-			t.Fatalf("x=%s: %s re-parses as %s", x, a, p)
+		for _, c := range []struct {
+			what string
+			got  Amount
+		}{{"a", a}, {"b", b}, {"a+b", a.Add(b)}, {"a-b", a.Sub(b)}, {"-a", a.Neg()}, {"Round2(x*y)", Round2(x.Mul(y))}} {
+			checkLimits(t, c.what, c.got)
 		}
 	})
+}
+
+// checkLimits checks that a computed amount is InLimits exactly when the
+// strict parser of requests takes it back, from its String and from its
+// JSON (as a stored document is read): a result beyond 10^12 is never
+// silently a valid amount, and one within it always round-trips.
+func checkLimits(t *testing.T, what string, a Amount) {
+	t.Helper()
+	within := a.Decimal().Abs().Cmp(decimal.New(1, 12)) <= 0
+	if a.InLimits() != within {
+		t.Fatalf("%s = %s: InLimits() = %v, want %v", what, a, a.InLimits(), within)
+	}
+	p, err := ParseAmount(a.String())
+	switch {
+	case within && err != nil:
+		t.Fatalf("%s = %s is within the limits but does not re-parse: %v", what, a, err)
+	case within && !p.Equal(a):
+		t.Fatalf("%s = %s re-parses as %s", what, a, p)
+	case !within && !errors.Is(err, ErrTooLarge):
+		t.Fatalf("%s = %s is beyond 10^12, yet ParseAmount says %v", what, a, err)
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		t.Fatalf("%s = %s: MarshalJSON: %v", what, a, err)
+	}
+	var back Amount
+	if err := json.Unmarshal(raw, &back); (err == nil) != within || within && !back.Equal(a) {
+		t.Fatalf("%s = %s: its JSON %s reads back as %s, %v (within the limits: %v)", what, a, raw, back, err, within)
+	}
 }

@@ -171,6 +171,20 @@ func (a Amount) Neg() Amount {
 	return amountOf(a.Decimal().Neg())
 }
 
+// maxSen is MaxMagnitude in sen.
+const maxSen = 100_000_000_000_000
+
+// InLimits reports whether a is within the limits of every amount the
+// service accepts or stores: at most 10^12 in magnitude, the value
+// ParseAmount takes. Sums and products of amounts within the limits can pass
+// them; an Amount computes them exactly all the same, and InLimits tells.
+func (a Amount) InLimits() bool {
+	if a.big != nil { // beyond an int64 of sen: never within, but ask the value
+		return a.big.Abs().Cmp(decimal.New(maxSen, -AmountDecimals)) <= 0
+	}
+	return -maxSen <= a.sen && a.sen <= maxSen
+}
+
 // IsZero reports whether a is 0.00.
 func (a Amount) IsZero() bool { return a.big == nil && a.sen == 0 }
 

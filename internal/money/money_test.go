@@ -206,6 +206,30 @@ func TestAmountArithmetic(t *testing.T) {
 	}
 }
 
+// InLimits: 10^12 in magnitude, the limit of ParseAmount, whether the
+// amount is held in sen or, beyond an int64 of sen, as a decimal.
+func TestInLimits(t *testing.T) {
+	tera := MustAmount("1000000000000")
+	sen := MustAmount("0.01")
+	for _, tt := range []struct {
+		name string
+		a    Amount
+		want bool
+	}{
+		{"zero", Zero(), true},
+		{"10^12", tera, true},
+		{"-10^12", tera.Neg(), true},
+		{"10^12 + 0.01", tera.Add(sen), false},
+		{"-10^12 - 0.01", tera.Neg().Sub(sen), false},
+		{"10^12 x 10^12", Round2(tera.Decimal().Mul(tera.Decimal())), false},
+		{"-(10^12 x 10^12)", Round2(tera.Decimal().Mul(tera.Decimal())).Neg(), false},
+	} {
+		if got := tt.a.InLimits(); got != tt.want {
+			t.Errorf("%s: (%s).InLimits() = %v, want %v", tt.name, tt.a, got, tt.want)
+		}
+	}
+}
+
 func TestNumberOf(t *testing.T) {
 	tests := []struct {
 		in   decimal.Decimal

@@ -67,6 +67,7 @@ func TestConformance(t *testing.T) {
 		"ConcurrentDocs":   testConcurrentDocuments,
 		"Documents":        testDocuments,
 		"DocumentListing":  testDocumentListing,
+		"Unreadable":       testUnreadableDocuments,
 		"Outbox":           testOutbox,
 	}
 	for _, e := range engines {

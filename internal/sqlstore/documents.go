@@ -30,26 +30,46 @@ func documentArgs(d *einvoice.Document) ([]any, error) {
 		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt)}, nil
 }
 
-func scanDocument(row interface{ Scan(...any) error }) (*einvoice.Document, error) {
-	var d einvoice.Document
-	var id, tenant, kind, typeCode, status, serial, serialLower, body string
-	var buyer, seller sql.NullString
-	var created, updated int64
-	err := row.Scan(&id, &tenant, &kind, &typeCode, &status, &buyer, &seller, &serial, &serialLower, &body, &created, &updated)
+// docRow is a documents row as scanned, before its body is decoded.
+type docRow struct {
+	id, tenant, kind, typeCode, status, serial, body string
+	buyer, seller                                    sql.NullString
+	created, updated                                 int64
+}
+
+func scanDocRow(row interface{ Scan(...any) error }) (*docRow, error) {
+	var r docRow
+	var serialLower string
+	err := row.Scan(&r.id, &r.tenant, &r.kind, &r.typeCode, &r.status, &r.buyer, &r.seller, &r.serial, &serialLower, &r.body, &r.created, &r.updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(body), &d); err != nil {
-		return nil, fmt.Errorf("decode document %s: %w", id, err)
+	return &r, nil
+}
+
+// decode returns the document of the row, or an error wrapping
+// einvoice.ErrUnreadable when its body does not decode.
+func (r *docRow) decode() (*einvoice.Document, error) {
+	var d einvoice.Document
+	if err := json.Unmarshal([]byte(r.body), &d); err != nil {
+		return nil, fmt.Errorf("%w: document %s: %w", einvoice.ErrUnreadable, r.id, err)
 	}
 	// The columns are the truth for what they hold.
-	d.ID, d.TenantID, d.Kind, d.TypeCode, d.Status = id, tenant, einvoice.DocumentKind(kind), typeCode, einvoice.Status(status)
-	d.BuyerID, d.OnBehalfSellerID, d.InvoiceSerialNumber = buyer.String, seller.String, serial
-	d.CreatedAt, d.UpdatedAt = fromMicros(created), fromMicros(updated)
+	d.ID, d.TenantID, d.Kind, d.TypeCode, d.Status = r.id, r.tenant, einvoice.DocumentKind(r.kind), r.typeCode, einvoice.Status(r.status)
+	d.BuyerID, d.OnBehalfSellerID, d.InvoiceSerialNumber = r.buyer.String, r.seller.String, r.serial
+	d.CreatedAt, d.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
 	return &d, nil
+}
+
+func scanDocument(row interface{ Scan(...any) error }) (*einvoice.Document, error) {
+	r, err := scanDocRow(row)
+	if err != nil {
+		return nil, err
+	}
+	return r.decode()
 }
 
 func insertEvent(ctx context.Context, tx *sql.Tx, docID string, e einvoice.Event) error {
@@ -290,9 +310,14 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 	}
 	defer rows.Close()
 	for rows.Next() {
-		d, err := scanDocument(rows)
+		r, err := scanDocRow(rows)
 		if err != nil {
 			return page, err
+		}
+		d, err := r.decode()
+		if err != nil { // one bad row does not take the list down
+			page.Unreadable = append(page.Unreadable, einvoice.Unreadable{ID: r.id, Err: err})
+			continue
 		}
 		page.Items = append(page.Items, d)
 	}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// plantBody replaces the stored JSON body of a document, as a bug or an
+// older version of the service might have left it.
+func plantBody(t *testing.T, dsn, id string, edit func(body string) string) {
+	t.Helper()
+	ctx := context.Background()
+	s := testStore(t, dsn)
+	defer s.Close()
+	var body string
+	if err := s.DB().QueryRowContext(ctx, `SELECT body FROM documents WHERE id = $1`, id).Scan(&body); err != nil {
+		t.Fatalf("read the body of %s: %v", id, err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `UPDATE documents SET body = $1 WHERE id = $2`, edit(body), id); err != nil {
+		t.Fatalf("plant the body of %s: %v", id, err)
+	}
+}
+
+// TestUnreadableDocumentRow (DECISIONS 12): a stored document that cannot
+// be read back takes nothing else down. The list answers 200 with the other
+// documents and names the unreadable one in meta.unreadable (its total
+// still counts it); the log names it; reading it is a clean 500 that names
+// the request id; deleting it works.
+func TestUnreadableDocumentRow(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		f := newDocFixture(t, dsn)
+		c := f.c
+		var ids []string
+		for _, serial := range []string{"OK-1", "HUGE-1", "CORRUPT-1", "OK-2"} {
+			ids = append(ids, str(c.do("POST", "/api/v1/invoices", f.invoice(serial, line("1", "01", 6))).want(t, 201, "").data()["id"]))
+		}
+		ok1, huge, corrupt, ok2 := ids[0], ids[1], ids[2], ids[3]
+		// What the hostile run stored: a computed subtotal of 10^24.
+		plantBody(t, dsn, huge, func(b string) string {
+			return strings.Replace(b, `"subtotal":"1.00"`, `"subtotal":"1000000000000000000000000.00"`, 1)
+		})
+		plantBody(t, dsn, corrupt, func(b string) string { return b[:len(b)/2] })
+
+		list := func(q string) (data []any, meta map[string]any) {
+			t.Helper()
+			r := c.do("GET", "/api/v1/invoices"+q, nil).want(t, 200, "")
+			data, _ = r.Body["data"].([]any)
+			meta, _ = r.Body["meta"].(map[string]any)
+			return data, meta
+		}
+		idsOf := func(items []any) []string {
+			var out []string
+			for _, it := range items {
+				out = append(out, str(it.(map[string]any)["id"]))
+			}
+			return out
+		}
+		logged := len(f.svc.Stderr.String())
+		data, meta := list("")
+		for _, id := range []string{huge, corrupt} {
+			if log := f.svc.Stderr.String()[logged:]; !strings.Contains(log, "left out of a list") || !strings.Contains(log, id) {
+				t.Errorf("the list did not log the unreadable %s:\n%s", id, log)
+			}
+		}
+		if got := idsOf(data); strings.Join(got, ",") != ok2+","+ok1 {
+			t.Errorf("list data = %v, want the two readable documents %v", got, []string{ok2, ok1})
+		}
+		if got := str(meta["unreadable"]); got != "["+corrupt+" "+huge+"]" {
+			t.Errorf("meta.unreadable = %v, want [%s %s] (newest first)", got, corrupt, huge)
+		}
+		if meta["total"] != float64(4) {
+			t.Errorf("meta.total = %v, want 4 (the stored documents)", meta["total"])
+		}
+		// Filters and pages skip it the same way.
+		if data, meta := list("?search=HUGE"); len(data) != 0 || str(meta["unreadable"]) != "["+huge+"]" {
+			t.Errorf("search HUGE: data %v meta %v", idsOf(data), meta)
+		}
+		if data, meta := list("?per_page=2&page=2"); strings.Join(idsOf(data), ",") != ok1 || str(meta["unreadable"]) != "["+huge+"]" {
+			t.Errorf("page 2: data %v meta %v", idsOf(data), meta)
+		}
+		for _, id := range []string{huge, corrupt} {
+			logged := len(f.svc.Stderr.String())
+			r := c.send("GET", "/api/v1/invoices/"+id, nil)
+			if r.Status != 500 || r.errorCode() != "INTERNAL_ERROR" || !strings.Contains(str(r.Body["message"]), r.Header.Get("X-Request-Id")) {
+				t.Errorf("GET of the unreadable %s = %d: %s", id, r.Status, r.Raw)
+			}
+			if strings.Contains(string(r.Raw), id) || strings.Contains(string(r.Raw), "money") {
+				t.Errorf("the 500 shows internals: %s", r.Raw)
+			}
+			if log := f.svc.Stderr.String()[logged:]; !strings.Contains(log, id) || !strings.Contains(log, r.Header.Get("X-Request-Id")) {
+				t.Errorf("the log does not name %s and the request id:\n%s", id, log)
+			}
+		}
+		if log := f.svc.Stderr.String(); !strings.Contains(log, "must be at most 10^12") {
+			t.Errorf("the log does not say why %s is unreadable:\n%s", huge, log)
+		}
+		// The other documents work as before, and the unreadable ones can be deleted.
+		c.do("GET", "/api/v1/invoices/"+ok1, nil).want(t, 200, "")
+		c.do("POST", "/api/v1/documents/"+ok2+"/validate", nil).want(t, 200, "")
+		c.do("DELETE", "/api/v1/invoices/"+huge, nil).want(t, 200, "")
+		c.do("DELETE", "/api/v1/invoices/"+corrupt, nil).want(t, 200, "")
+		if data, meta := list(""); len(data) != 2 || meta["unreadable"] != nil || meta["total"] != float64(2) {
+			t.Errorf("after the deletes: %d documents, meta %v", len(data), meta)
+		}
+	})
+}
