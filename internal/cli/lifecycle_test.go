@@ -311,7 +311,32 @@ func TestSubmitTwice(t *testing.T) {
 			t.Errorf("20 concurrent submits: %d answered 200, %d 202, %d 409; want exactly one 200", ok200.Load(), ok202.Load(), conflict.Load())
 		}
 		c.waitStatus(many, "Valid", 20*time.Second)
-		svc.sandboxStats(t).sentOnce(t, "INV-TWICE-1", "INV-TWICE-20")
+
+		// Pairs racing on one document each: the loser answers from
+		// committed state (202 or 409), never a false 422 (on SQLite the
+		// group commit once answered the loser before the winner's commit).
+		var pairs []string
+		for i := range 20 {
+			doc := c.readyInvoice(fmt.Sprintf("INV-PAIR-%02d", i), buyer)
+			pairs = append(pairs, doc)
+			for range 2 {
+				wg.Go(func() {
+					r := c.do("POST", "/api/v1/documents/"+doc+"/submit", nil)
+					if r.Status != 200 && r.Status != 202 && !(r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED") {
+						t.Errorf("racing pair on %s: %d %s", doc, r.Status, r.Raw)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		for _, doc := range pairs {
+			c.waitStatus(doc, "Valid", 20*time.Second)
+		}
+		serials := []string{"INV-TWICE-1", "INV-TWICE-20"}
+		for i := range pairs {
+			serials = append(serials, fmt.Sprintf("INV-PAIR-%02d", i))
+		}
+		svc.sandboxStats(t).sentOnce(t, serials...)
 	})
 }
 

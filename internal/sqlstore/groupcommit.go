@@ -130,31 +130,34 @@ func (g *groupCommitter) commit(group []*groupReq) {
 		g.oneByOne(live)
 		return
 	}
-	kept := live[:0:0]
+	// Every answer waits for the commit, failures too: a transaction that
+	// failed may have failed because of an earlier one's write in this group
+	// (a conditional update that lost a race), and its caller, answered
+	// early, would read the database before that write is committed and
+	// take its own failure for a false one.
+	outcomes := make([]error, len(live))
 	for i, r := range live {
 		err := savepoint(tx, func() error { return call(context.WithoutCancel(r.ctx), tx, r.fn) })
 		var broken *groupBroken
 		if errors.As(err, &broken) {
 			// The transaction is gone (SQLite rolls back the whole of it on
-			// some errors): nothing of the group was kept. Run what was
-			// kept, this one and the rest one by one.
+			// some errors): nothing of the group was kept. Run the whole
+			// group again one by one.
 			_ = tx.Rollback()
-			g.oneByOne(append(kept, live[i:]...))
+			g.oneByOne(live)
 			return
 		}
-		if err != nil {
-			r.res <- err
-			continue
-		}
-		kept = append(kept, r)
+		outcomes[i] = err
 	}
 	if err := tx.Commit(); err != nil {
+		// Nothing was kept, and the failures were judged against writes
+		// that never happened: run the whole group again one by one.
 		_ = tx.Rollback()
-		g.oneByOne(kept)
+		g.oneByOne(live)
 		return
 	}
-	for _, r := range kept {
-		r.res <- nil
+	for i, r := range live {
+		r.res <- outcomes[i]
 	}
 }
 

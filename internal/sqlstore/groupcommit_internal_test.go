@@ -187,3 +187,51 @@ func TestGroupCommitGroups(t *testing.T) {
 		t.Errorf("after close: %v", err)
 	}
 }
+
+// TestGroupCommitAnswersFailuresAfterCommit: a member that fails because an
+// earlier member of its group wrote first (a lost race) is answered only
+// once that write is committed, so that its caller, reading the database on
+// another connection, sees the state it lost to (issue: a loser of two
+// concurrent submits re-read the document as still ready and answered 422).
+func TestGroupCommitAnswersFailuresAfterCommit(t *testing.T) {
+	db := groupDB(t)
+	g := &groupCommitter{db: db}
+	bg := context.Background()
+	errLost := errors.New("lost the race")
+	loser := req(bg, func(ctx context.Context, tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM k WHERE k = 'won'`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return errLost
+		}
+		return insert("won")(ctx, tx)
+	})
+	answeredEarly := false
+	group := []*groupReq{
+		req(bg, insert("won")),
+		loser,
+		// A later member looks whether the loser was answered before the
+		// group's commit.
+		req(bg, func(ctx context.Context, tx *sql.Tx) error {
+			answeredEarly = len(loser.res) > 0
+			return insert("later")(ctx, tx)
+		}),
+	}
+	g.commit(group)
+	if answeredEarly {
+		t.Error("the failed member was answered before its group was committed")
+	}
+	if err := <-loser.res; !errors.Is(err, errLost) {
+		t.Errorf("loser: %v, want %v", err, errLost)
+	}
+	for _, i := range []int{0, 2} {
+		if err := <-group[i].res; err != nil {
+			t.Errorf("member %d: %v", i, err)
+		}
+	}
+	if got := keys(t, db); !slices.Equal(got, []string{"later", "won"}) {
+		t.Errorf("kept %v, want [later won]", got)
+	}
+}
