@@ -52,7 +52,6 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		if err != nil {
 			return err
 		}
-		defer dbLimiter.Close()
 		limiter = dbLimiter
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
