@@ -101,6 +101,9 @@ func (b *budgets) wait(ctx context.Context, c einvoice.Credentials, endpoint, op
 	if !b.enabled || limit <= 0 {
 		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return &einvoice.CallError{Op: op, NotSent: true, Err: fmt.Errorf("%w: before the rate budget: %w", ErrNotSent, err)}
+	}
 	now := b.now()
 	longest := b.maxWait
 	if deadline, ok := ctx.Deadline(); ok {

@@ -220,3 +220,15 @@ func TestBudgetsOffByDefault(t *testing.T) {
 		t.Error("RequestsPerMinute")
 	}
 }
+
+// TestBudgetEndedContext: a call whose context has ended is not sent, and
+// says why (not a throttle).
+func TestBudgetEndedContext(t *testing.T) {
+	b := newBudgets(Options{Budgets: true}, time.Now, testLogger(t))
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	err := b.wait(ctx, einvoice.Credentials{BaseURL: "http://x", ClientID: "a"}, EndpointSearch, "op")
+	if ce := callErr(t, err); !ce.NotSent || ce.Status != 0 || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrThrottled) {
+		t.Errorf("ended context: %+v, want not sent with the context's error", ce)
+	}
+}
