@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
@@ -25,8 +27,10 @@ type authority struct {
 }
 
 // newAuthority wires the client, the lifecycle and the built-in sandbox of
-// a process listening on addr, and gives svc its TIN and UBL checks.
-func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr string, svc *einvoice.Service, now func() time.Time) *authority {
+// a process listening on addr, and gives svc its TIN and UBL checks. The
+// client's rate budgets live in the database, shared by every replica; its
+// metrics go to reg.
+func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr string, svc *einvoice.Service, now func() time.Time, reg prometheus.Registerer) (*authority, error) {
 	a := &authority{sandboxAPI: strings.TrimRight(cfg.AuthorityURL, "/")}
 	portal := strings.TrimRight(cfg.PortalURL, "/")
 	if a.sandboxAPI == "" {
@@ -39,11 +43,17 @@ func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr s
 			PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
 		a.sandbox = sandboxGuard(sb, cfg.SandboxFaults)
 	}
-	client := myinvois.New(myinvois.Options{Budgets: true, Now: now, Timeout: cfg.SubmitWait, Logger: logger.With("component", "myinvois")})
+	budget, err := sqlstore.NewAuthorityBudget(store)
+	if err != nil {
+		return nil, err
+	}
+	metrics := newAuthorityMetrics(reg)
+	client := myinvois.New(myinvois.Options{Budgets: true, Budget: budget, Now: now, Timeout: cfg.SubmitWait,
+		Logger: logger.With("component", "myinvois"), OnCall: metrics.call, OnBudget: metrics.budget})
 	a.life = submission.New(submission.Options{Store: store, Authority: client, SandboxAPI: a.sandboxAPI, SandboxPortal: portal,
 		Now: now, NewID: newID, Logger: logger.With("component", "submission"), Wait: cfg.SubmitWait, Workers: cfg.Workers})
 	svc.Authority = a.life
-	return a
+	return a, nil
 }
 
 // loopback is the address to reach this process's own listener.

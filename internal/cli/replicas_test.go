@@ -846,6 +846,15 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		}
 	}
 
+	// The replicas share the authority's rate budgets (in the database):
+	// the survivors met no 429 from it, although the three together could
+	// have sent more than its limits allow.
+	for _, c := range survivors {
+		if lines := authority429s(t, c.r); len(lines) > 0 {
+			t.Errorf("%s met 429s from the authority: %s", c.r.name, strings.Join(lines, "; "))
+		}
+	}
+
 	// The outbox: one job per document, no submit job left, no lease held
 	// longer than a lease, and (soon) every job done.
 	checkOutbox(t, db, n)
@@ -996,19 +1005,46 @@ func postFault(t *testing.T, r *replica, f map[string]any) {
 	}
 }
 
+// authority429s returns the lines of a replica's metrics that count 429
+// answers from the authority.
+func authority429s(t *testing.T, r *replica) []string {
+	t.Helper()
+	body := replicaGet(t, r, "/metrics")
+	if !bytes.Contains(body, []byte("einvoice_authority_calls_total{")) {
+		t.Fatalf("metrics of %s without einvoice_authority_calls_total:\n%s", r.name, body)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(l, "einvoice_authority_calls_total{") && strings.Contains(l, `code="429"`) {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
 // replicaStats reads the sandbox's counts (from the shared database) through
 // one replica.
 func replicaStats(t *testing.T, r *replica) sandboxStats {
 	t.Helper()
-	hc := &http.Client{Timeout: 30 * time.Second}
-	resp, err := hc.Get(r.URL + "/sandbox/sandbox/stats")
-	if err != nil {
-		t.Fatalf("sandbox stats on %s: %v", r.name, err)
-	}
-	defer resp.Body.Close()
 	var st sandboxStats
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("sandbox stats on %s: %d %v", r.name, resp.StatusCode, err)
+	if body := replicaGet(t, r, "/sandbox/sandbox/stats"); json.Unmarshal(body, &st) != nil {
+		t.Fatalf("sandbox stats on %s: %s", r.name, body)
 	}
 	return st
+}
+
+// replicaGet reads a 200 answer of a replica, without authentication.
+func replicaGet(t *testing.T, r *replica, path string) []byte {
+	t.Helper()
+	hc := &http.Client{Timeout: 30 * time.Second}
+	resp, err := hc.Get(r.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s on %s: %v", path, r.name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s on %s: %d %v", path, r.name, resp.StatusCode, err)
+	}
+	return body
 }

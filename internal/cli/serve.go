@@ -51,7 +51,6 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		if err != nil {
 			return err
 		}
-		defer dbLimiter.Close()
 		limiter = dbLimiter
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -60,7 +59,11 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	auth := newAuthority(cfg, store, logger, ln.Addr().String(), svc, m.now())
+	auth, err := newAuthority(cfg, store, logger, ln.Addr().String(), svc, m.now(), reg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	handler := httpapi.New(httpapi.Options{Service: svc, Lifecycle: auth.life, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})

@@ -3,7 +3,7 @@ package myinvois
 import (
 	"context"
 	"fmt"
-	"sync"
+	"log/slog"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -36,168 +36,118 @@ var defaultRPM = map[string]int{
 }
 
 // budgetWindow is the sliding window of the budgets: a minute, plus a second
-// for the jitter between our clock and the authority's.
+// for the jitter between our clocks (the replicas') and the authority's.
 const budgetWindow = 61 * time.Second
 
-// budgets keeps each (client, endpoint) under its requests per window: no
-// window of that length holds more sends than the limit. Slots are handed out
-// in order of arrival (reserved, then waited for). Budgets use the monotonic
-// clock, not Options.Now.
+// DefaultMaxBudgetWait is how long a call waits at most for its budget's
+// slot unless Options.MaxBudgetWait says otherwise.
+const DefaultMaxBudgetWait = 5 * time.Second
+
+// budgets keeps each (client, endpoint) under its requests per window in an
+// einvoice.AuthorityBudget: no window of that length holds more sends than
+// the limit, and slots are handed out in order of arrival (reserved, then
+// waited for). A slot further away than the longest wait is not taken.
 type budgets struct {
 	enabled bool
 	window  time.Duration
 	limits  map[string]int
-
-	mu    sync.Mutex
-	state map[budgetKey]*budgetState
-	swept time.Time
+	store   einvoice.AuthorityBudget
+	maxWait time.Duration
+	now     func() time.Time
+	log     *slog.Logger
+	report  func(endpoint string, wait time.Duration, waited bool)
 }
 
-type budgetKey struct{ baseURL, clientID, endpoint string }
-
-type budgetState struct {
-	slots   []time.Time // the last (at most limit) reserved send times, ascending
-	blocked time.Time   // no send before this (after a 429)
-}
-
-func newBudgets(enabled bool, window time.Duration, limits map[string]int) *budgets {
-	if window <= 0 {
-		window = budgetWindow
+func newBudgets(o Options, now func() time.Time, log *slog.Logger) *budgets {
+	b := &budgets{enabled: o.Budgets, window: o.budgetWindow, store: o.Budget, maxWait: o.MaxBudgetWait,
+		now: now, log: log, report: o.OnBudget}
+	if b.window <= 0 {
+		b.window = budgetWindow
 	}
-	all := make(map[string]int, len(defaultRPM))
+	if b.store == nil {
+		b.store = newMemoryBudget()
+	}
+	if b.maxWait <= 0 {
+		b.maxWait = DefaultMaxBudgetWait
+	}
+	if b.report == nil {
+		b.report = func(string, time.Duration, bool) {}
+	}
+	b.limits = make(map[string]int, len(defaultRPM))
 	for ep, n := range defaultRPM {
-		all[ep] = n
+		b.limits[ep] = n
 	}
-	for ep, n := range limits {
-		all[ep] = n
+	for ep, n := range o.budgetLimits {
+		b.limits[ep] = n
 	}
-	return &budgets{enabled: enabled, window: window, limits: all, state: map[budgetKey]*budgetState{}}
+	return b
 }
 
-func keyOf(c einvoice.Credentials, endpoint string) budgetKey {
-	return budgetKey{baseURL: c.BaseURL, clientID: c.ClientID, endpoint: endpoint}
+// keyOf names a budget: the endpoint of one client of one authority.
+func keyOf(c einvoice.Credentials, endpoint string) string {
+	return fmt.Sprintf("%s %q %q", endpoint, c.BaseURL, c.ClientID)
 }
 
 // wait takes the next slot of the endpoint for this client and sleeps until
-// it comes. When the slot lies beyond ctx's deadline it takes nothing and
-// returns a CallError (Status 429, ErrThrottled, RetryAfter the wait); when
-// ctx ends while waiting it gives the slot back and returns a CallError
-// (Status 0) wrapping ErrNotSent and ctx's error.
+// it comes. When the slot lies further than the longest wait, or beyond
+// ctx's deadline, it takes nothing and returns a CallError (Status 429,
+// NotSent, ErrThrottled, RetryAfter the time to the slot), so that the
+// caller does other work meanwhile. When ctx ends while waiting, or the
+// budget cannot be read, it returns a CallError (Status 0, NotSent)
+// wrapping ErrNotSent; a slot abandoned so stays taken (one send fewer in
+// its window).
 func (b *budgets) wait(ctx context.Context, c einvoice.Credentials, endpoint, op string) error {
-	if !b.enabled || b.limits[endpoint] <= 0 {
+	limit := b.limits[endpoint]
+	if !b.enabled || limit <= 0 {
 		return nil
 	}
-	key := keyOf(c, endpoint)
-	now := time.Now()
-	slot, ok := b.reserve(key, now, ctx)
-	if !ok {
-		return &einvoice.CallError{Op: op, Status: 429, RetryAfter: slot.Sub(now), NotSent: true, Err: ErrThrottled}
+	if err := ctx.Err(); err != nil {
+		return &einvoice.CallError{Op: op, NotSent: true, Err: fmt.Errorf("%w: before the rate budget: %w", ErrNotSent, err)}
 	}
-	d := slot.Sub(now)
+	now := b.now()
+	longest := b.maxWait
+	if deadline, ok := ctx.Deadline(); ok {
+		// The deadline is on the real clock, now on the client's.
+		longest = min(longest, time.Until(deadline))
+	}
+	sendAt, ok, err := b.store.Reserve(ctx, keyOf(c, endpoint), limit, b.window, now, now.Add(longest))
+	if err != nil {
+		return &einvoice.CallError{Op: op, NotSent: true, Err: fmt.Errorf("%w: reading the rate budget: %w", ErrNotSent, err)}
+	}
+	d := sendAt.Sub(now)
+	if !ok {
+		b.report(endpoint, d, false)
+		return &einvoice.CallError{Op: op, Status: 429, RetryAfter: d, NotSent: true, Err: ErrThrottled}
+	}
 	if d <= 0 {
 		return nil
 	}
+	b.report(endpoint, d, true)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
 		return nil
 	case <-ctx.Done():
-		b.giveBack(key, slot)
 		return &einvoice.CallError{Op: op, NotSent: true, Err: fmt.Errorf("%w: waiting for the rate budget: %w", ErrNotSent, ctx.Err())}
 	}
 }
 
-// reserve hands out the next slot of key at or after now: after the last
-// slot handed out (first come, first served), after any block, and a window
-// after the slot limit places back, so that no window holds more than limit
-// slots. ok is false, and nothing is taken, when the slot lies beyond ctx's
-// deadline.
-func (b *budgets) reserve(key budgetKey, now time.Time, ctx context.Context) (slot time.Time, ok bool) {
-	limit := b.limits[key.endpoint]
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.sweep(now)
-	st := b.state[key]
-	if st == nil {
-		st = &budgetState{}
-		b.state[key] = st
-	}
-	slot = now
-	if st.blocked.After(slot) {
-		slot = st.blocked
-	}
-	n := len(st.slots)
-	if n > 0 && st.slots[n-1].After(slot) {
-		slot = st.slots[n-1]
-	}
-	if n >= limit {
-		if free := st.slots[n-limit].Add(b.window); free.After(slot) {
-			slot = free
-		}
-	}
-	if deadline, has := ctx.Deadline(); has && slot.After(deadline) {
-		return slot, false
-	}
-	st.slots = append(st.slots, slot)
-	if len(st.slots) > limit {
-		st.slots = append(st.slots[:0], st.slots[len(st.slots)-limit:]...)
-	}
-	return slot, true
-}
-
-// giveBack removes a reserved slot that was not used.
-func (b *budgets) giveBack(key budgetKey, slot time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := b.state[key]
-	if st == nil {
-		return
-	}
-	for i := len(st.slots) - 1; i >= 0; i-- {
-		if st.slots[i].Equal(slot) {
-			st.slots = append(st.slots[:i], st.slots[i+1:]...)
-			return
-		}
-	}
-}
-
 // block holds the endpoint back for this client for d (after a 429). Without
-// an announced wait, it holds it for one slot of its budget.
-func (b *budgets) block(c einvoice.Credentials, endpoint string, d time.Duration) {
+// an announced wait, it holds it for one slot of its budget. A failure to
+// record it is logged: the authority will answer 429 again if need be.
+func (b *budgets) block(ctx context.Context, c einvoice.Credentials, endpoint string, d time.Duration) {
 	if !b.enabled {
 		return
 	}
+	if limit := b.limits[endpoint]; d <= 0 && limit > 0 {
+		d = b.window / time.Duration(limit)
+	}
 	if d <= 0 {
-		if limit := b.limits[endpoint]; limit > 0 {
-			d = b.window / time.Duration(limit)
-		}
-	}
-	key := keyOf(c, endpoint)
-	until := time.Now().Add(d)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := b.state[key]
-	if st == nil {
-		st = &budgetState{}
-		b.state[key] = st
-	}
-	if until.After(st.blocked) {
-		st.blocked = until
-	}
-}
-
-// sweep forgets, at most once a window, the keys with nothing left to
-// remember. b.mu is held.
-func (b *budgets) sweep(now time.Time) {
-	if now.Sub(b.swept) < b.window {
 		return
 	}
-	b.swept = now
-	for k, st := range b.state {
-		n := len(st.slots)
-		if (n == 0 || now.Sub(st.slots[n-1]) > b.window) && now.After(st.blocked) {
-			delete(b.state, k)
-		}
+	if err := b.store.Block(context.WithoutCancel(ctx), keyOf(c, endpoint), b.now().Add(d)); err != nil {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "myinvois: could not record a 429 in the rate budget",
+			slog.String("endpoint", endpoint), slog.String("error", err.Error()))
 	}
 }

@@ -11,24 +11,63 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/einvoice/budgettest"
 )
 
-// tinyBudgets: 2 details calls per 400ms window.
-func tinyBudgets(t *testing.T) Options {
-	return Options{Budgets: true, Logger: testLogger(t), budgetWindow: 400 * time.Millisecond,
-		budgetLimits: map[string]int{EndpointDocumentDetails: 2}}
+func TestMemoryBudget(t *testing.T) {
+	budgettest.Run(t, func(t *testing.T) (a, b einvoice.AuthorityBudget) {
+		m := newMemoryBudget()
+		return m, m
+	})
 }
 
-func TestBudgetsKeepUnderTheLimit(t *testing.T) {
+// budgetLog records what the budgets held back (Options.OnBudget).
+type budgetLog struct {
+	mu      sync.Mutex
+	waited  []time.Duration
+	refused []time.Duration
+}
+
+func (l *budgetLog) report(_ string, d time.Duration, waited bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if waited {
+		l.waited = append(l.waited, d)
+	} else {
+		l.refused = append(l.refused, d)
+	}
+}
+
+func (l *budgetLog) get() (waited, refused []time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(slices.Values(l.waited)), slices.Clone(l.refused)
+}
+
+// tinyBudgets: 2 details calls per 400ms window, on a clock stopped at its
+// first reading, so that the waits the budget computes are exact (and are
+// waited for in real time).
+func tinyBudgets(t *testing.T, log *budgetLog) Options {
+	stopped := time.Now()
+	return Options{Budgets: true, Logger: testLogger(t), Now: func() time.Time { return stopped },
+		OnBudget: log.report, budgetWindow: 400 * time.Millisecond, budgetLimits: map[string]int{EndpointDocumentDetails: 2}}
+}
+
+func detailsServer(t *testing.T) (*fakeAuthority, *atomic.Int32) {
 	f := newFake(t)
 	var calls atomic.Int32
 	f.handle("GET /api/v1.0/documents/{uuid}/details", func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		writeJSON(w, 200, map[string]any{"uuid": "X", "status": "Valid"})
 	})
-	c := New(tinyBudgets(t))
+	return f, &calls
+}
+
+func TestBudgetsKeepUnderTheLimit(t *testing.T) {
+	f, calls := detailsServer(t)
+	var log budgetLog
+	c := New(tinyBudgets(t, &log))
 	ctx := context.Background()
-	start := time.Now()
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Go(func() {
@@ -39,90 +78,44 @@ func TestBudgetsKeepUnderTheLimit(t *testing.T) {
 	}
 	wg.Wait()
 	// 5 calls at 2 per 400ms: the 3rd and 4th wait a window, the 5th two.
-	if d := time.Since(start); d < 800*time.Millisecond || d > 5*time.Second || calls.Load() != 5 {
-		t.Errorf("5 calls took %v (%d reached the server), want about 800ms", d, calls.Load())
+	waited, refused := log.get()
+	if want := []time.Duration{400 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}; !slices.Equal(waited, want) || len(refused) != 0 {
+		t.Errorf("waits %v, refusals %v; want waits %v", waited, refused, want)
 	}
-	// Each client has its own budget.
-	b := newBudgets(true, time.Hour, map[string]int{EndpointDocumentDetails: 2})
+	if calls.Load() != 5 {
+		t.Errorf("%d calls reached the server, want 5", calls.Load())
+	}
+
+	// Each client has its own budget; a slot further than the longest wait
+	// is refused at once, without a deadline.
+	now := time.Now()
+	b := newBudgets(Options{Budgets: true, budgetWindow: time.Hour, budgetLimits: map[string]int{EndpointDocumentDetails: 2}},
+		func() time.Time { return now }, testLogger(t))
 	one, two := f.creds(), f.creds()
 	two.ClientID = "client-2"
-	soon, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
 	for range 2 {
-		if err := b.wait(soon, one, EndpointDocumentDetails, "op"); err != nil {
+		if err := b.wait(ctx, one, EndpointDocumentDetails, "op"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.wait(soon, one, EndpointDocumentDetails, "op"); !errors.Is(err, ErrThrottled) {
-		t.Errorf("the spent client: %v, want ErrThrottled", err)
+	err := b.wait(ctx, one, EndpointDocumentDetails, "op")
+	if ce := callErr(t, err); !errors.Is(err, ErrThrottled) || ce.Status != 429 || !ce.NotSent || ce.RetryAfter != time.Hour {
+		t.Errorf("the spent client: %+v, want ErrThrottled with RetryAfter 1h", ce)
 	}
-	if err := b.wait(soon, two, EndpointDocumentDetails, "op"); err != nil {
+	if err := b.wait(ctx, two, EndpointDocumentDetails, "op"); err != nil {
 		t.Errorf("another client: %v", err)
 	}
-	if err := b.wait(soon, one, EndpointSubmit, "op"); err != nil {
+	if err := b.wait(ctx, one, EndpointSubmit, "op"); err != nil {
 		t.Errorf("another endpoint: %v", err)
 	}
 }
 
-// TestBudgetSlots pins the slots handed out: no window holds more than the
-// limit, first come first served, a block (429) pushes every later slot.
-func TestBudgetSlots(t *testing.T) {
-	const window = time.Minute
-	b := newBudgets(true, window, map[string]int{EndpointCancel: 3})
-	key := keyOf(einvoice.Credentials{BaseURL: "http://x", ClientID: "a"}, EndpointCancel)
-	ctx := context.Background()
-	t0 := time.Now()
-	at := func(now time.Duration) time.Duration {
-		slot, ok := b.reserve(key, t0.Add(now), ctx)
-		if !ok {
-			t.Fatal("refused without a deadline")
-		}
-		return slot.Sub(t0)
-	}
-	var got []time.Duration
-	for _, now := range []time.Duration{0, 0, 0, 0, 10 * time.Second, 0, 0} {
-		got = append(got, at(now))
-	}
-	want := []time.Duration{0, 0, 0, window, window, window, 2 * window}
-	if !slices.Equal(got, want) {
-		t.Errorf("slots %v, want %v", got, want)
-	}
-	// Much later, the budget is whole again.
-	if s := at(10 * window); s != 10*window {
-		t.Errorf("later: slot %v", s)
-	}
-	// A block pushes the next slots past it.
-	b.mu.Lock()
-	b.state[key].blocked = t0.Add(11 * window)
-	b.mu.Unlock()
-	if s := at(10*window + time.Second); s != 11*window {
-		t.Errorf("blocked: slot %v, want %v", s, 11*window)
-	}
-	// Beyond a deadline: refused, nothing taken.
-	short, cancel := context.WithDeadline(ctx, t0.Add(11*window+time.Second))
-	defer cancel()
-	for range 2 { // the 2nd and 3rd of this window
-		if s := at(11 * window); s != 11*window {
-			t.Errorf("slot %v, want %v", s, 11*window)
-		}
-	}
-	if _, ok := b.reserve(key, t0.Add(11*window), short); ok {
-		t.Error("a 4th slot in the window was given within the deadline")
-	}
-	if s := at(11 * window); s != 12*window {
-		t.Errorf("after a refusal: slot %v, want %v", s, 12*window)
-	}
-}
-
-func TestBudgetBeyondDeadlineIsNotSent(t *testing.T) {
-	f := newFake(t)
-	var calls atomic.Int32
-	f.handle("GET /api/v1.0/documents/{uuid}/details", func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		writeJSON(w, 200, map[string]any{"uuid": "X", "status": "Valid"})
-	})
-	o := tinyBudgets(t)
+func TestBudgetBeyondTheLongestWaitIsNotSent(t *testing.T) {
+	f, calls := detailsServer(t)
+	var log budgetLog
+	o := tinyBudgets(t, &log)
 	o.budgetWindow = 5 * time.Second
+	o.MaxBudgetWait = 2 * time.Second
 	c := New(o)
 	ctx := context.Background()
 	for range 2 {
@@ -130,44 +123,48 @@ func TestBudgetBeyondDeadlineIsNotSent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	// The next slot is 5s away, beyond the longest wait: refused unsent.
+	_, err := c.GetDocumentDetails(ctx, f.creds(), "X")
+	if ce := callErr(t, err); ce.Status != 429 || !ce.NotSent || !errors.Is(err, ErrThrottled) || ce.RetryAfter != 5*time.Second {
+		t.Errorf("beyond the longest wait: %+v", ce)
+	}
+	// Within the longest wait but beyond the context's deadline: refused.
+	o.MaxBudgetWait = time.Minute
+	c = New(o)
+	for range 2 {
+		if _, err := c.GetDocumentDetails(ctx, f.creds(), "X"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	start := time.Now()
-	_, err := c.GetDocumentDetails(short, f.creds(), "X")
-	ce := callErr(t, err)
-	if ce.Status != 429 || !errors.Is(err, ErrThrottled) || ce.RetryAfter <= 0 || ce.RetryAfter > 5*time.Second {
-		t.Errorf("CallError = %+v", ce)
+	_, err = c.GetDocumentDetails(short, f.creds(), "X")
+	if ce := callErr(t, err); ce.Status != 429 || !errors.Is(err, ErrThrottled) || ce.RetryAfter != 5*time.Second {
+		t.Errorf("beyond the deadline: %+v", ce)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("refused after %v, want at once", d)
+	if waited, refused := log.get(); len(waited) != 0 || !slices.Equal(refused, []time.Duration{5 * time.Second, 5 * time.Second}) {
+		t.Errorf("waits %v, refusals %v; want two refusals of 5s", waited, refused)
 	}
-	if calls.Load() != 2 {
-		t.Errorf("%d calls reached the authority, want 2", calls.Load())
+	if calls.Load() != 4 {
+		t.Errorf("%d calls reached the authority, want 4", calls.Load())
 	}
 
-	// A cancelled wait gives its slot back and says nothing was sent.
+	// A cancelled wait says nothing was sent.
 	cctx, ccancel := context.WithCancel(ctx)
 	time.AfterFunc(50*time.Millisecond, ccancel)
 	_, err = c.GetDocumentDetails(cctx, f.creds(), "X")
-	if ce := callErr(t, err); !errors.Is(err, ErrNotSent) || !errors.Is(err, context.Canceled) || ce.Status != 0 {
+	if ce := callErr(t, err); !errors.Is(err, ErrNotSent) || !errors.Is(err, context.Canceled) || ce.Status != 0 || !ce.NotSent {
 		t.Errorf("cancelled wait: %+v", ce)
 	}
-	if calls.Load() != 2 {
-		t.Errorf("%d calls reached the authority, want 2", calls.Load())
+	if calls.Load() != 4 {
+		t.Errorf("%d calls reached the authority, want 4", calls.Load())
 	}
 }
 
 func TestBudgetHonoursRetryAfter(t *testing.T) {
 	f := newFake(t)
-	var (
-		calls atomic.Int32
-		mu    sync.Mutex
-		times []time.Time
-	)
+	var calls atomic.Int32
 	f.handle("GET /api/v1.0/documents/{uuid}/details", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		times = append(times, time.Now())
-		mu.Unlock()
 		if calls.Add(1) == 1 {
 			w.Header().Set("Retry-After", "1")
 			writeJSON(w, 429, map[string]any{"error": map[string]any{"code": "TooManyRequests"}})
@@ -175,12 +172,13 @@ func TestBudgetHonoursRetryAfter(t *testing.T) {
 		}
 		writeJSON(w, 200, map[string]any{"uuid": "X", "status": "Valid"})
 	})
-	o := tinyBudgets(t)
+	var log budgetLog
+	o := tinyBudgets(t, &log)
 	o.budgetLimits = map[string]int{EndpointDocumentDetails: 100}
 	c := New(o)
 	ctx := context.Background()
 	_, err := c.GetDocumentDetails(ctx, f.creds(), "X")
-	if ce := callErr(t, err); ce.Status != 429 || ce.RetryAfter != time.Second {
+	if ce := callErr(t, err); ce.Status != 429 || ce.RetryAfter != time.Second || ce.NotSent {
 		t.Fatalf("first call: %+v", ce)
 	}
 	// Within the Retry-After, a call with a short deadline is refused unsent.
@@ -189,29 +187,28 @@ func TestBudgetHonoursRetryAfter(t *testing.T) {
 	if _, err := c.GetDocumentDetails(short, f.creds(), "X"); !errors.Is(err, ErrThrottled) {
 		t.Errorf("within Retry-After: %v", err)
 	}
-	// Other endpoints and other clients are not held back.
+	// Other clients are not held back.
 	other := f.creds()
 	other.ClientID = "client-2"
-	quick, cancel2 := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel2()
-	if _, err := c.GetDocumentDetails(quick, other, "X"); err != nil {
+	if _, err := c.GetDocumentDetails(ctx, other, "X"); err != nil {
 		t.Errorf("another client: %v", err)
 	}
 	// A patient call waits until the Retry-After has passed.
 	if _, err := c.GetDocumentDetails(ctx, f.creds(), "X"); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if gap := times[len(times)-1].Sub(times[0]); gap < 950*time.Millisecond {
-		t.Errorf("sent again %v after a Retry-After of 1s", gap)
+	if waited, refused := log.get(); !slices.Equal(waited, []time.Duration{time.Second}) || !slices.Equal(refused, []time.Duration{time.Second}) {
+		t.Errorf("waits %v, refusals %v; want one of each, of 1s", waited, refused)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls reached the authority, want 3", calls.Load())
 	}
 }
 
 func TestBudgetsOffByDefault(t *testing.T) {
-	b := newBudgets(false, 0, nil)
+	b := newBudgets(Options{}, time.Now, testLogger(t))
 	cred := einvoice.Credentials{BaseURL: "http://x", ClientID: "a"}
-	b.block(cred, EndpointSearch, time.Hour)
+	b.block(context.Background(), cred, EndpointSearch, time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	for range 100 {
@@ -221,5 +218,17 @@ func TestBudgetsOffByDefault(t *testing.T) {
 	}
 	if RequestsPerMinute(EndpointSearch) != 12 || RequestsPerMinute(EndpointGetSubmission) != 300 || RequestsPerMinute("nope") != 0 {
 		t.Error("RequestsPerMinute")
+	}
+}
+
+// TestBudgetEndedContext: a call whose context has ended is not sent, and
+// says why (not a throttle).
+func TestBudgetEndedContext(t *testing.T) {
+	b := newBudgets(Options{Budgets: true}, time.Now, testLogger(t))
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	err := b.wait(ctx, einvoice.Credentials{BaseURL: "http://x", ClientID: "a"}, EndpointSearch, "op")
+	if ce := callErr(t, err); !ce.NotSent || ce.Status != 0 || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrThrottled) {
+		t.Errorf("ended context: %+v, want not sent with the context's error", ce)
 	}
 }

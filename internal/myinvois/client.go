@@ -27,13 +27,27 @@ type Options struct {
 	// a rate budget or a shared login.
 	Timeout time.Duration
 	// Now is the wall clock for token lifetimes, search windows, the TIN
-	// cache and Retry-After dates; default time.Now. Waits use real time.
+	// cache, Retry-After dates and the budgets' send times; default
+	// time.Now. Waits use real time: a test clock must advance with it.
 	Now func() time.Time
 	// Budgets keeps the client under the authority's requests per minute per
 	// client ID and endpoint (see RequestsPerMinute): a call waits for its
-	// slot (bounded by its context); after a 429 the endpoint waits, for that
-	// client, until Retry-After has passed.
+	// slot, at most MaxBudgetWait and within its context; a slot further
+	// away is not taken, and the call fails unsent (ErrThrottled, with the
+	// time to the slot as RetryAfter) so that the caller does other work
+	// meanwhile. After a 429 the endpoint waits, for that client, until
+	// Retry-After has passed.
 	Budgets bool
+	// Budget keeps the budgets; nil: in this client's memory. serve gives
+	// the database's (sqlstore.AuthorityBudget), which every replica shares.
+	Budget einvoice.AuthorityBudget
+	// MaxBudgetWait is the longest wait for a budget's slot; default
+	// DefaultMaxBudgetWait.
+	MaxBudgetWait time.Duration
+	// OnBudget, when set, is called for each call the budget held back, with
+	// the endpoint and the time to its slot: waited for (waited), or too far
+	// away and refused.
+	OnBudget func(endpoint string, wait time.Duration, waited bool)
 	// Logger receives one record per exchange (Debug; Warn for 429, 5xx and
 	// no answer); nil: slog.Default(). Secrets and tokens are never logged.
 	Logger *slog.Logger
@@ -74,7 +88,6 @@ func New(o Options) *Client {
 		now:     o.Now,
 		log:     o.Logger,
 		onCall:  o.OnCall,
-		budgets: newBudgets(o.Budgets, o.budgetWindow, o.budgetLimits),
 		tokens:  newTokenCache(),
 		tins:    newTINCache(o.TINCacheTTL, o.TINCacheSize),
 	}
@@ -90,6 +103,7 @@ func New(o Options) *Client {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.budgets = newBudgets(o, c.now, c.log)
 	return c
 }
 
@@ -185,7 +199,7 @@ func (c *Client) do(ctx context.Context, cred einvoice.Credentials, r request) (
 		}
 		ce := callError(r.op, a, c.now())
 		if a.status == http.StatusTooManyRequests {
-			c.budgets.block(cred, r.endpoint, ce.RetryAfter)
+			c.budgets.block(ctx, cred, r.endpoint, ce.RetryAfter)
 		}
 		return a, ce
 	}

@@ -14,4 +14,9 @@
 // tried once more with a new one. With Options.Budgets the client keeps under
 // the authority's per-client, per-endpoint requests per minute and, after a
 // 429, holds that endpoint back until the answer's Retry-After has passed.
+// The budgets are an einvoice.AuthorityBudget: in the client's memory, or
+// in a database that every replica shares (Options.Budget). A call waits
+// for its slot at most Options.MaxBudgetWait; a slot further away is not
+// taken, and the call fails unsent with ErrThrottled and the time to the
+// slot as RetryAfter, for the caller to do other work meanwhile.
 package myinvois

@@ -27,13 +27,15 @@ var (
 	// ClientID or ClientSecret, or a BaseURL that is not an absolute http(s)
 	// URL). Nothing was sent.
 	ErrCredentials = errors.New("unusable authority credentials")
-	// ErrThrottled is the Err of the *einvoice.CallError (Status 429, with
-	// RetryAfter) returned when waiting for the endpoint's rate budget would
-	// outlast the context's deadline. Nothing was sent.
-	ErrThrottled = errors.New("not sent: the authority's rate budget is spent until after the deadline")
+	// ErrThrottled is the Err of the *einvoice.CallError (Status 429,
+	// NotSent, with RetryAfter) returned when the endpoint's next slot in
+	// the rate budget lies further away than Options.MaxBudgetWait or the
+	// context's deadline. Nothing was sent, and the slot was not taken.
+	ErrThrottled = errors.New("not sent: the authority's rate budget has no slot soon enough")
 	// ErrNotSent is wrapped with the context's error when the context ended
 	// while the call waited for its rate budget or for a login shared with
-	// other callers, before its request was sent.
+	// other callers, before its request was sent; and with the budget's
+	// error when the budget could not be read.
 	ErrNotSent = errors.New("not sent")
 )
 

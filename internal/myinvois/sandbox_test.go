@@ -37,6 +37,18 @@ type sandboxEnv struct {
 
 func startSandbox(t *testing.T, dsn string, o sandbox.Options) sandboxEnv {
 	t.Helper()
+	st := openStore(t, dsn)
+	o.DB, o.Postgres = st.DB(), st.Engine() == sqlstore.Postgres
+	o.Logger = quietLogger(t)
+	sb := sandbox.New(o)
+	hs := httptest.NewServer(sb)
+	t.Cleanup(hs.Close)
+	return sandboxEnv{sb: sb, cred: einvoice.Credentials{BaseURL: hs.URL, ClientID: "erp-client", ClientSecret: "erp-secret-1"}}
+}
+
+// openStore opens and migrates the database at dsn, closed after the test.
+func openStore(t *testing.T, dsn string) *sqlstore.Store {
+	t.Helper()
 	box, err := secretbox.New(bytes.Repeat([]byte{9}, secretbox.KeySize))
 	if err != nil {
 		t.Fatal(err)
@@ -50,12 +62,7 @@ func startSandbox(t *testing.T, dsn string, o sandbox.Options) sandboxEnv {
 	if err := st.Migrate(ctx, nil); err != nil {
 		t.Fatalf("Migrate: %v", err)
 	}
-	o.DB, o.Postgres = st.DB(), st.Engine() == sqlstore.Postgres
-	o.Logger = quietLogger(t)
-	sb := sandbox.New(o)
-	hs := httptest.NewServer(sb)
-	t.Cleanup(hs.Close)
-	return sandboxEnv{sb: sb, cred: einvoice.Credentials{BaseURL: hs.URL, ClientID: "erp-client", ClientSecret: "erp-secret-1"}}
+	return st
 }
 
 func quietLogger(t *testing.T) *slog.Logger {

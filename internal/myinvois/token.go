@@ -196,7 +196,7 @@ func (c *Client) login(ctx context.Context, cred einvoice.Credentials) (token, e
 	if !a.ok() {
 		ce := callError(op, a, c.now())
 		if a.status == http.StatusTooManyRequests {
-			c.budgets.block(cred, EndpointLogin, ce.RetryAfter)
+			c.budgets.block(ctx, cred, EndpointLogin, ce.RetryAfter)
 		}
 		return token{}, ce
 	}

@@ -19,11 +19,10 @@ var rpm = map[string]int{
 	epSearch:     12,
 }
 
-const rateWindow = time.Minute
-
 // allow counts one call of endpoint by client when rate limits are on; it
 // sets the X-Rate-Limit-* headers and answers 429 with Retry-After when the
-// client's minute is used up. A client without an id (a login without
+// client's window (a minute unless Options.RateWindow says otherwise) is
+// used up. A client without an id (a login without
 // client_id) is counted by its address.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request, endpoint, client string) bool {
 	limit, ok := rpm[endpoint]
@@ -41,7 +40,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, endpoint, client 
 		ON CONFLICT (key_id) DO UPDATE SET
 			hits = CASE WHEN sandbox_rate_windows.window_start + $3 <= $2 THEN 1 ELSE sandbox_rate_windows.hits + 1 END,
 			window_start = CASE WHEN sandbox_rate_windows.window_start + $3 <= $2 THEN $2 ELSE sandbox_rate_windows.window_start END
-		RETURNING window_start, hits`, key, micros(now), rateWindow.Microseconds()).Scan(&start, &hits)
+		RETURNING window_start, hits`, key, micros(now), s.window.Microseconds()).Scan(&start, &hits)
 	if err != nil {
 		// A counting failure does not refuse service.
 		s.log.Warn("sandbox: rate limit", "err", err)
@@ -53,7 +52,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, endpoint, client 
 	if hits <= int64(limit) {
 		return true
 	}
-	reset := fromMicros(start).Add(rateWindow)
+	reset := fromMicros(start).Add(s.window)
 	wait := int((reset.Sub(now) + time.Second - 1) / time.Second)
 	h.Set("X-Rate-Limit-Reset", formatTime(reset))
 	h.Set("Retry-After", itoa(max(wait, 1)))

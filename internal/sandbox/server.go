@@ -46,6 +46,9 @@ type Options struct {
 	// per minute with 429 and Retry-After; the windows live in the database
 	// so that replicas share them.
 	RateLimits bool
+	// RateWindow is the length of a rate-limit window (default a minute,
+	// as the authority's; tests shorten it).
+	RateWindow time.Duration
 	// Logger receives internal errors (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -61,6 +64,7 @@ type Server struct {
 	portalURL string
 	verify    func([]byte) error
 	limits    bool
+	window    time.Duration
 	log       *slog.Logger
 	mux       *http.ServeMux
 
@@ -82,6 +86,7 @@ func New(o Options) *Server {
 		portalURL: strings.TrimRight(o.PortalURL, "/"),
 		verify:    o.VerifySignature,
 		limits:    o.RateLimits,
+		window:    o.RateWindow,
 		log:       o.Logger,
 	}
 	if s.rdb == nil {
@@ -89,6 +94,9 @@ func New(o Options) *Server {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.window <= 0 {
+		s.window = time.Minute
 	}
 	if s.portalURL == "" {
 		s.portalURL = DefaultPortalURL

@@ -35,7 +35,7 @@ var engines = []engine{
 
 var testKey = bytes.Repeat([]byte{42}, secretbox.KeySize)
 
-func open(t *testing.T, dsn string) *sqlstore.Store {
+func open(t testing.TB, dsn string) *sqlstore.Store {
 	t.Helper()
 	box, err := secretbox.New(testKey)
 	if err != nil {
@@ -62,6 +62,7 @@ func TestConformance(t *testing.T) {
 		"PartyListing":     testPartyListing,
 		"Bootstrap":        testBootstrap,
 		"RateLimit":        testRateLimit,
+		"AuthorityBudget":  testAuthorityBudget,
 		"MigrateTwice":     testMigrateTwice,
 		"ConcurrentWrites": testConcurrentWrites,
 		"ConcurrentDocs":   testConcurrentDocuments,
@@ -373,12 +374,10 @@ func testRateLimit(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l1.Close()
 	l2, err := sqlstore.NewRateLimiter(s2, limit, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l2.Close()
 	key := newID()
 	// Two "replicas", four goroutines each: exactly the limit gets through.
 	var allowed atomic.Int32

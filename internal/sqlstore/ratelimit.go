@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -15,12 +14,11 @@ import (
 // upsert per request: it opens a new window when the previous one has
 // closed, and counts the request otherwise.
 //
-// On PostgreSQL it has its own small pool with synchronous_commit off: a
-// count lost in a crash costs nothing, and no request waits for a WAL flush
-// to be counted.
+// On PostgreSQL it writes through the store's pool of unsynced writes
+// (synchronous_commit off): a count lost in a crash costs nothing, and no
+// request waits for a WAL flush to be counted.
 type RateLimiter struct {
 	db     *sql.DB
-	own    bool
 	limit  int
 	window time.Duration
 }
@@ -28,33 +26,13 @@ type RateLimiter struct {
 var _ einvoice.RateLimiter = (*RateLimiter)(nil)
 
 // NewRateLimiter returns a limiter of limit requests per window on the
-// store's database. Close releases it.
+// store's database. It needs no closing: its pool is the store's.
 func NewRateLimiter(s *Store, limit int, window time.Duration) (*RateLimiter, error) {
-	l := &RateLimiter{db: s.w, limit: limit, window: window}
-	if s.engine == Postgres {
-		u, err := url.Parse(s.dsn)
-		if err != nil {
-			return nil, fmt.Errorf("rate limiter: %w", err)
-		}
-		q := u.Query()
-		q.Set("synchronous_commit", "off")
-		u.RawQuery = q.Encode()
-		if l.db, err = sql.Open("pgx", u.String()); err != nil {
-			return nil, fmt.Errorf("rate limiter: %w", err)
-		}
-		l.db.SetMaxOpenConns(8)
-		l.db.SetMaxIdleConns(8)
-		l.own = true
+	db, err := s.unsyncedDB()
+	if err != nil {
+		return nil, fmt.Errorf("rate limiter: %w", err)
 	}
-	return l, nil
-}
-
-// Close releases the limiter's own pool.
-func (l *RateLimiter) Close() error {
-	if l.own {
-		return l.db.Close()
-	}
-	return nil
+	return &RateLimiter{db: db, limit: limit, window: window}, nil
 }
 
 // Allow counts one request of keyID at now.

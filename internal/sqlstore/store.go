@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -59,6 +60,12 @@ type Store struct {
 	// group runs SQLite's write transactions (nil on PostgreSQL).
 	group   *groupCommitter
 	secrets Sealer
+	// unsynced is the pool of unsyncedDB (PostgreSQL), opened on first use.
+	unsynced struct {
+		once sync.Once
+		db   *sql.DB
+		err  error
+	}
 }
 
 var _ einvoice.Store = (*Store)(nil)
@@ -160,6 +167,10 @@ func (s *Store) Close() error {
 	}
 	if s.r != nil && s.r != s.w {
 		err = errors.Join(err, s.r.Close())
+	}
+	s.unsynced.once.Do(func() {}) // no pool opens after Close
+	if s.unsynced.db != nil {
+		err = errors.Join(err, s.unsynced.db.Close())
 	}
 	return err
 }
