@@ -68,6 +68,7 @@ func TestConformance(t *testing.T) {
 		"Documents":        testDocuments,
 		"DocumentListing":  testDocumentListing,
 		"Outbox":           testOutbox,
+		"UnknownOutcomes":  testUnknownOutcomes,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
