@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,9 +69,21 @@ type world struct {
 	// calls counts the exchanges with the sandbox per endpoint (the
 	// myinvois Endpoint names).
 	calls sync.Map // endpoint -> *atomic.Int64
+	// onSearch, when set, is called after each search exchange with the
+	// number of searches so far; searchGate, when set, before the sandbox
+	// answers a search.
+	onSearch   atomic.Pointer[func(n int64)]
+	searchGate atomic.Pointer[func()]
 }
 
 func newWorld(t *testing.T, dsn string) *world {
+	t.Helper()
+	return newWorldWith(t, dsn, nil)
+}
+
+// newWorldWith is newWorld with the Manager's options changed by opt (when
+// not nil).
+func newWorldWith(t *testing.T, dsn string, opt func(*submission.Options)) *world {
 	t.Helper()
 	ctx := context.Background()
 	box, err := secretbox.New(bytes.Repeat([]byte{7}, secretbox.KeySize))
@@ -88,12 +102,26 @@ func newWorld(t *testing.T, dsn string) *world {
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	w.sandbox = sandbox.New(sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres,
 		Now: w.clk.Now, Logger: logger})
-	hs := httptest.NewServer(w.sandbox)
+	hs := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if gate := w.searchGate.Load(); gate != nil && strings.HasSuffix(r.URL.Path, "/documents/search") {
+			(*gate)()
+		}
+		w.sandbox.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(hs.Close)
 	client := myinvois.New(myinvois.Options{Now: w.clk.Now, Timeout: 5 * time.Second, Logger: logger,
-		OnCall: func(endpoint string, _ int, _ time.Duration) { w.counter(endpoint).Add(1) }})
-	w.life = submission.New(submission.Options{Store: st, Authority: client, SandboxAPI: hs.URL, SandboxPortal: hs.URL + sandbox.PortalPath,
-		Now: w.clk.Now, NewID: newID, Logger: logger, Wait: 5 * time.Second})
+		OnCall: func(endpoint string, _ int, _ time.Duration) {
+			n := w.counter(endpoint).Add(1)
+			if f := w.onSearch.Load(); f != nil && endpoint == myinvois.EndpointSearch {
+				(*f)(n)
+			}
+		}})
+	o := submission.Options{Store: st, Authority: client, SandboxAPI: hs.URL, SandboxPortal: hs.URL + sandbox.PortalPath,
+		Now: w.clk.Now, NewID: newID, Logger: logger, Wait: 5 * time.Second}
+	if opt != nil {
+		opt(&o)
+	}
+	w.life = submission.New(o)
 	w.svc = &einvoice.Service{Store: st, Now: w.clk.Now, NewID: newID, Authority: w.life}
 	if w.tenant, err = w.svc.CreateTenant(ctx, einvoice.DemoProfile()); err != nil {
 		t.Fatal(err)
@@ -106,6 +134,10 @@ func newWorld(t *testing.T, dsn string) *world {
 	}
 	return w
 }
+
+// sqliteDSN is a new SQLite file, for the tests whose subject is not the
+// engine.
+func sqliteDSN(t *testing.T) string { return testdb.SQLite(t) }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
@@ -123,34 +155,51 @@ func (w *world) counter(endpoint string) *atomic.Int64 {
 }
 
 // readyInvoices creates n invoices with serials prefix-0001... and validates
-// them (ready); it returns their ids.
+// them (ready), a few at a time; it returns their ids in serial order.
 func (w *world) readyInvoices(prefix string, n int) []string {
 	w.t.Helper()
 	ctx := context.Background()
 	ids := make([]string, n)
-	for i := range n {
-		d := &einvoice.Document{BuyerID: w.buyer.ID, InvoiceSerialNumber: fmt.Sprintf("%s-%04d", prefix, i+1), CurrencyCode: "MYR",
-			AutoCalculate: true, Lines: []einvoice.Line{{Classifications: []string{"001"}, ProductDescription: "Laptop stand",
-				Quantity: w.num("2"), UnitCode: "H87", UnitPrice: w.num("49.90"), Taxes: []einvoice.LineTax{{TaxType: "01", TaxRate: w.num("10")}}}}}
-		created, _, err := w.svc.CreateDocument(ctx, w.tenant.ID, "", einvoice.KindInvoice, d)
+	errs := make([]error, n)
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				ids[i], errs[i] = w.readyInvoice(ctx, fmt.Sprintf("%s-%04d", prefix, i+1))
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			w.t.Fatalf("create %s: %v", d.InvoiceSerialNumber, err)
+			w.t.Fatal(err)
 		}
-		res, err := w.svc.ValidateDocument(ctx, w.tenant.ID, "", created.ID)
-		if err != nil || !res.Passed() {
-			w.t.Fatalf("validate %s: %v %+v", d.InvoiceSerialNumber, err, res)
-		}
-		ids[i] = created.ID
 	}
 	return ids
 }
 
-func (w *world) num(s string) *money.Number {
-	n, err := money.ParseNumber(s)
-	if err != nil {
-		w.t.Fatal(err)
+// readyInvoice creates one invoice and validates it.
+func (w *world) readyInvoice(ctx context.Context, serial string) (string, error) {
+	num := func(s string) *money.Number {
+		n, err := money.ParseNumber(s)
+		if err != nil {
+			panic(err) // the constants below
+		}
+		return &n
 	}
-	return &n
+	d := &einvoice.Document{BuyerID: w.buyer.ID, InvoiceSerialNumber: serial, CurrencyCode: "MYR", AutoCalculate: true,
+		Lines: []einvoice.Line{{Classifications: []string{"001"}, ProductDescription: "Laptop stand", Quantity: num("2"),
+			UnitCode: "H87", UnitPrice: num("49.90"), Taxes: []einvoice.LineTax{{TaxType: "01", TaxRate: num("10")}}}}}
+	created, _, err := w.svc.CreateDocument(ctx, w.tenant.ID, "", einvoice.KindInvoice, d)
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", serial, err)
+	}
+	res, err := w.svc.ValidateDocument(ctx, w.tenant.ID, "", created.ID)
+	if err != nil || !res.Passed() {
+		return "", fmt.Errorf("validate %s: %v %+v", serial, err, res)
+	}
+	return created.ID, nil
 }
 
 // submitBulk submits ids in bulks of at most 100.
@@ -163,6 +212,46 @@ func (w *world) submitBulk(ids []string) {
 		}
 		ids = ids[n:]
 	}
+}
+
+// forgetMark clears a job's maybe-sent mark behind the worker's back: a
+// stand-in for a settle that wrongly concluded the document was never sent,
+// so that the next worker step sends it again.
+func (w *world) forgetMark(id string) {
+	w.t.Helper()
+	ctx := context.Background()
+	j, err := w.store.GetJob(ctx, w.tenant.ID, id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	j.MaybeSent = false
+	if err := w.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: j.LeaseOwner}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// job reads a document's job.
+func (w *world) job(id string) *einvoice.Job {
+	w.t.Helper()
+	j, err := w.store.GetJob(context.Background(), w.tenant.ID, id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return j
+}
+
+// history returns the notes of a document's events.
+func (w *world) history(id string) []string {
+	w.t.Helper()
+	_, events, err := w.svc.GetDocument(context.Background(), w.tenant.ID, id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var notes []string
+	for _, e := range events {
+		notes = append(notes, e.Note)
+	}
+	return notes
 }
 
 // document reads a document.
@@ -198,12 +287,13 @@ func (w *world) received(code string) []string {
 	return out
 }
 
-// work runs the workers' steps (settle, then send and poll) until no job is
-// due (at most rounds times), moving the clock on between rounds so that
-// released jobs come due.
+// work runs the workers' steps (settle, then send and poll) until two rounds
+// in a row found nothing due (at most rounds times), moving the clock on
+// 10 seconds between rounds so that released and polled jobs come due.
 func (w *world) work(rounds int) {
 	w.t.Helper()
 	ctx := context.Background()
+	idle := 0
 	for range rounds {
 		settled, err := w.life.SettleOnce(ctx)
 		if err != nil {
@@ -213,7 +303,10 @@ func (w *world) work(rounds int) {
 		if err != nil {
 			w.t.Fatalf("RunOnce: %v", err)
 		}
-		if n+settled == 0 {
+		if idle = idle + 1; n+settled > 0 {
+			idle = 0
+		}
+		if idle == 2 {
 			return
 		}
 		w.clk.advance(10 * time.Second)
