@@ -2,7 +2,6 @@ package myinvois_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -176,31 +175,6 @@ func TestFindDocumentsResentNumber(t *testing.T) {
 	}
 }
 
-// seed stores n documents of a client straight into the sandbox's SQLite
-// tables (as the sandbox stores accepted ones): code number BULK-00000 on,
-// received step apart from first on. Far more documents than sending them
-// would allow a test.
-func seed(t *testing.T, db *sql.DB, client string, n int, first time.Time, step time.Duration) {
-	t.Helper()
-	ctx := context.Background()
-	uid := fmt.Sprintf("SEED%022d", len(client)) // one per client, as the uuids' prefix
-	if _, err := db.ExecContext(ctx, `INSERT INTO sandbox_submissions (uid, client_id, on_behalf_of, received_at, document_count)
-		VALUES ($1, $2, '', $3, $4)`, uid, client, first.UnixMicro(), n); err != nil {
-		t.Fatal(err)
-	}
-	_, err := db.ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < $1)
-		INSERT INTO sandbox_documents (uuid, submission_uid, position, client_id, on_behalf_of,
-			internal_id, type_code, type_version, issuer_tin, issuer_name, receiver_tin, receiver_name, date_time_issued, issued_at,
-			total_excluding_tax, total_discount, total_net_amount, total_payable_amount, received_at, validated_at, verdict,
-			long_id, validation, document)
-		SELECT printf('%s%020d', $2, i), $3, i, $4, '', printf('BULK-%05d', i), '01', '1.0', 'C1234567890', 'Seller', 'IG123456789', 'Buyer',
-			$5, $6, '1', '0', '1', '1', $6 + i * $7, $6 + i * $7, 'Valid', printf('%040d', i), '[]', '{}'
-		FROM seq`, n, fmt.Sprintf("S%05d", len(client)), uid, client, first.UTC().Format(time.RFC3339), first.UnixMicro(), step.Microseconds())
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFindDocumentsTruncated: a window holding more than the 10,000
 // results the search lists is split until each part is listed in full (or
 // searched by code number when that takes fewer calls); a second holding
@@ -211,7 +185,9 @@ func TestFindDocumentsTruncated(t *testing.T) {
 	const n = 10050
 	bulk := func(i int) string { return fmt.Sprintf("BULK-%05d", i) }
 	// 10,050 documents over the last 10 minutes and 3 seconds, the oldest first.
-	seed(t, env.db, env.cred.ClientID, n, now.Add(-n*60*time.Millisecond), 60*time.Millisecond)
+	if err := env.sb.Seed(context.Background(), env.cred.ClientID, "BULK-", n, now.Add(-n*60*time.Millisecond), 60*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
 	never := make([]string, 150)
 	for i := range never {
 		never[i] = fmt.Sprintf("NEVER-%03d", i)
@@ -253,7 +229,9 @@ func TestFindDocumentsTruncated(t *testing.T) {
 		env := env
 		env.cred.ClientID, env.cred.ClientSecret = "erp-client-dense", "dense-secret"
 		at := now.Truncate(time.Second).Add(-10 * time.Minute)
-		seed(t, env.db, env.cred.ClientID, n, at, time.Microsecond)
+		if err := env.sb.Seed(context.Background(), env.cred.ClientID, "BULK-", n, at, time.Microsecond); err != nil {
+			t.Fatal(err)
+		}
 		sc := newSearchClient(t)
 		res, calls, err := sc.find(t, env, since, never...)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -34,7 +33,6 @@ const (
 type sandboxEnv struct {
 	sb   *sandbox.Server
 	cred einvoice.Credentials
-	db   *sql.DB // the sandbox's database (its sandbox_* tables)
 }
 
 func startSandbox(t *testing.T, dsn string, o sandbox.Options) sandboxEnv {
@@ -57,7 +55,7 @@ func startSandbox(t *testing.T, dsn string, o sandbox.Options) sandboxEnv {
 	sb := sandbox.New(o)
 	hs := httptest.NewServer(sb)
 	t.Cleanup(hs.Close)
-	return sandboxEnv{sb: sb, db: st.DB(), cred: einvoice.Credentials{BaseURL: hs.URL, ClientID: "erp-client", ClientSecret: "erp-secret-1"}}
+	return sandboxEnv{sb: sb, cred: einvoice.Credentials{BaseURL: hs.URL, ClientID: "erp-client", ClientSecret: "erp-secret-1"}}
 }
 
 func quietLogger(t *testing.T) *slog.Logger {

@@ -208,7 +208,7 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 // TestSettleKeepsLeases: while a settling search runs longer than a lease,
 // its jobs' leases are renewed, so that no other worker takes them over.
 func TestSettleKeepsLeases(t *testing.T) {
-	w := newWorldWith(t, sqliteDSN(t), func(o *submission.Options) { o.Wait, o.Lease = time.Second, 1500 * time.Millisecond })
+	w := newWorldWith(t, sqliteDSN(t), func(o *submission.Options) { o.Wait, o.Lease = time.Second, 1500*time.Millisecond })
 	ctx := context.Background()
 	lost := w.readyInvoices("LOST", 1)
 	w.loseAnswers(lost)
