@@ -21,12 +21,17 @@ type AuthorityAPI interface {
 	// GetDocumentDetails returns one document's state with its validation
 	// errors when Invalid.
 	GetDocumentDetails(ctx context.Context, c Credentials, uuid string) (DocumentState, error)
-	// FindDocuments returns the documents this client submitted since a
-	// time whose code number (internal id) is one of codeNumbers: how
-	// outcomes that are unknown (a timeout after sending) are settled before
-	// sending again. One code number is one search; several read the
-	// client's submissions of the window page by page.
-	FindDocuments(ctx context.Context, c Credentials, codeNumbers []string, since time.Time) ([]DocumentState, error)
+	// FindDocuments looks for documents this client submitted: how outcomes
+	// that are unknown (no answer after sending) are settled before sending
+	// again. It reads the client's submissions from the earliest Since (less
+	// a clock slack) to now, in windows the search accepts, and stops as
+	// soon as every sought document has a match. A sought document is Absent
+	// only when every submission since it could have been sent was read: a
+	// search cut short (a failed page, ctx ending, a window the authority
+	// truncates) leaves it neither matched nor absent, unknown, to be asked
+	// again later. On an error the result still holds what was learnt
+	// before it.
+	FindDocuments(ctx context.Context, c Credentials, sought []SoughtDocument) (FindResult, error)
 	// CancelDocument cancels a Valid document (issuer only, within 72 hours
 	// of its validation).
 	CancelDocument(ctx context.Context, c Credentials, uuid, reason string) error
@@ -111,6 +116,8 @@ type DocumentState struct {
 	// Status is Submitted, Valid, Invalid or Cancelled.
 	Status      string
 	SubmittedAt time.Time
+	// IssuedAt is the document's issue date and time, when listed.
+	IssuedAt    *time.Time
 	ValidatedAt *time.Time
 	CancelledAt *time.Time
 	// RejectRequestedAt is set when the buyer asked for rejection (the
@@ -119,6 +126,37 @@ type DocumentState struct {
 	StatusReason      string
 	// Errors are the validation errors of an Invalid document (details only).
 	Errors []AuthorityError
+}
+
+// SoughtDocument is a document FindDocuments looks for. A listed document
+// matches it when its internal id is CodeNumber, its issue date and time is
+// IssuedAt (when both are known), it was submitted at or after Since (less
+// the clock slack) and its uuid is not in Except.
+type SoughtDocument struct {
+	// CodeNumber is the document's cbc:ID (our invoiceSerialNumber).
+	CodeNumber string
+	// IssuedAt is the issue date and time written into the document (nil:
+	// any). A copy issued at another time is another document with the same
+	// number, such as an earlier Invalid one corrected and sent again.
+	IssuedAt *time.Time
+	// Since is the earliest time the document may have been submitted, by
+	// our clock.
+	Since time.Time
+	// Except are uuids of copies that do not count (a duplicate whose
+	// original is sought).
+	Except []string
+}
+
+// FindResult is what FindDocuments learnt, per sought document (same order
+// as asked).
+type FindResult struct {
+	// Matches are the listed documents that match each sought document,
+	// newest first (several when it was submitted more than once).
+	Matches [][]DocumentState
+	// Absent tells, for each sought document, that it has no match and that
+	// every document this client submitted since it could have been was
+	// read: the authority does not have it.
+	Absent []bool
 }
 
 // CallError is a failed call to the authority. Status is the HTTP status, 0

@@ -108,9 +108,16 @@ type SubmissionStore interface {
 	// document's status is not in From or the lease was lost.
 	WriteSubmission(ctx context.Context, w SubmissionWrite) error
 	// ClaimJobs leases up to limit due jobs whose lease has expired to
-	// owner until leaseUntil, oldest due first. Several processes may
-	// claim at once: each job goes to one of them.
+	// owner until leaseUntil, oldest due first, except the submit jobs whose
+	// outcome is unknown (MaybeSent), which ClaimUnknown takes. Several
+	// processes may claim at once: each job goes to one of them.
 	ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
+	// ClaimUnknown leases to owner, until leaseUntil, the submit jobs whose
+	// outcome is unknown (MaybeSent) and whose lease has expired of one
+	// tenant that has such a job due (the one due longest): all of them, due
+	// or not, up to limit, oldest first, so that one search settles them
+	// all. None when no such job is due.
+	ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
 	// ClaimSubmissionPolls leases to owner, until leaseUntil, every pending
 	// poll job of a submission whose lease has expired, due or not: one
 	// question to the authority then settles all its documents.

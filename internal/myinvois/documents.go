@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -61,74 +59,6 @@ func (c *Client) GetDocumentDetails(ctx context.Context, cred einvoice.Credentia
 		}
 	}
 	return s, nil
-}
-
-// searchWindow is the widest submission-date span Search accepts.
-const searchWindow = 31 * 24 * time.Hour
-
-// searchSlack widens the search back in time for the difference between our
-// clock and the authority's.
-const searchSlack = 5 * time.Minute
-
-// findPages bounds how many pages of 100 FindDocuments reads for several
-// code numbers (the search allows 12 calls a minute).
-const findPages = 5
-
-// FindDocuments searches the documents this client sent since a time (less
-// five minutes, and at most 31 days back) and keeps those whose internalId is
-// one of codeNumbers. One code number is one search on it (its first page:
-// 100 documents, newest first); several read the window's submissions, up to
-// five pages, newest first.
-func (c *Client) FindDocuments(ctx context.Context, cred einvoice.Credentials, codeNumbers []string, since time.Time) ([]einvoice.DocumentState, error) {
-	const op = "myinvois: search documents"
-	want := map[string]bool{}
-	for _, n := range codeNumbers {
-		want[n] = true
-	}
-	if len(want) == 0 {
-		return nil, nil
-	}
-	now := c.now()
-	from := since.Add(-searchSlack)
-	if from.Before(now.Add(-searchWindow)) {
-		from = now.Add(-searchWindow)
-	}
-	if from.After(now) {
-		from = now
-	}
-	q := url.Values{
-		"submissionDateFrom": {formatTime(from)},
-		"submissionDateTo":   {formatTime(now)},
-		"invoiceDirection":   {"Sent"},
-		"pageSize":           {"100"},
-	}
-	pages := findPages
-	if len(want) == 1 {
-		q.Set("searchQuery", codeNumbers[0])
-		pages = 1
-	}
-	var found []einvoice.DocumentState
-	for page := 1; page <= pages; page++ {
-		q.Set("pageNo", strconv.Itoa(page))
-		var ans struct {
-			Result   []wireDocState `json:"result"`
-			Metadata struct {
-				TotalPages int `json:"totalPages"`
-			} `json:"metadata"`
-		}
-		if err := c.getJSON(ctx, cred, EndpointSearch, op, "/api/v1.0/documents/search", q, &ans); err != nil {
-			return nil, err
-		}
-		for _, w := range ans.Result {
-			if want[w.InternalID] {
-				found = append(found, c.state(ctx, w))
-			}
-		}
-		if len(ans.Result) < 100 || page >= ans.Metadata.TotalPages {
-			break
-		}
-	}
-	return found, nil
 }
 
 // CancelDocument asks the authority to cancel a document. A 200 answer

@@ -3,7 +3,6 @@ package myinvois
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -56,65 +55,105 @@ func TestGetDocumentDetailsErrors(t *testing.T) {
 	}
 }
 
-func TestFindDocuments(t *testing.T) {
+// TestFindDocumentsMatch: the query's parameters, and which listed
+// documents match a sought one: its code number exactly, issued at its
+// issue time, submitted no earlier than its Since less the clock slack.
+func TestFindDocumentsMatch(t *testing.T) {
 	f := newFake(t)
-	var (
-		mu      sync.Mutex
-		queries []url.Values
-	)
-	f.handle("GET /api/v1.0/documents/search", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		queries = append(queries, r.URL.Query())
-		mu.Unlock()
-		writeJSON(w, 200, map[string]any{
-			"result": []any{
-				map[string]any{"uuid": "U2", "submissionUID": "S2", "internalId": "INV-10", "status": "Valid",
-					"dateTimeReceived": "2026-03-01T09:59:00Z", "dateTimeValidated": "2026-03-01T09:59:02Z", "longId": "L2"},
-				map[string]any{"uuid": "U3", "submissionUID": "S3", "internalId": "INV-100", "status": "Valid"},
-				map[string]any{"uuid": "U4", "submissionUID": "S4", "internalId": "inv-10", "status": "Valid"},
-				map[string]any{"uuid": "U1", "submissionUID": "S1", "internalId": "INV-10", "status": "Invalid",
-					"dateTimeReceived": "2026-03-01T09:50:00Z"},
-			},
-			"metadata": map[string]any{"totalPages": 1, "totalCount": 4},
-		})
+	queries := f.searches(map[string]any{
+		"result": []any{
+			map[string]any{"uuid": "U2", "submissionUID": "S2", "internalId": "INV-10", "status": "Valid",
+				"dateTimeIssued": "2026-03-01T09:58:00Z", "dateTimeReceived": "2026-03-01T09:59:00Z",
+				"dateTimeValidated": "2026-03-01T09:59:02Z", "longId": "L2"},
+			map[string]any{"uuid": "U3", "submissionUID": "S3", "internalId": "INV-100", "status": "Valid"},
+			map[string]any{"uuid": "U4", "submissionUID": "S4", "internalId": "inv-10", "status": "Valid"},
+			// Issued at another time: an earlier document with this number.
+			map[string]any{"uuid": "U5", "submissionUID": "S5", "internalId": "INV-10", "status": "Invalid",
+				"dateTimeIssued": "2026-03-01T09:00:00Z", "dateTimeReceived": "2026-03-01T09:56:00Z"},
+			map[string]any{"uuid": "U1", "submissionUID": "S1", "internalId": "INV-10", "status": "Invalid",
+				"dateTimeIssued": "2026-03-01T09:58:00+00:00", "dateTimeReceived": "2026-03-01T09:50:00Z"},
+			// Before Since less the slack.
+			map[string]any{"uuid": "U0", "submissionUID": "S0", "internalId": "INV-10", "status": "Invalid",
+				"dateTimeIssued": "2026-03-01T09:58:00Z", "dateTimeReceived": "2026-03-01T08:54:59Z"},
+		},
+		"metadata": map[string]any{"totalPages": 1, "totalCount": 6},
 	})
 	clk := newClock()
 	c := New(Options{Now: clk.Now, Logger: testLogger(t)})
-	since := clk.Now().Add(-time.Hour)
-	got, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-10"}, since)
+	issued := time.Date(2026, 3, 1, 9, 58, 0, 0, time.UTC)
+	got, err := c.FindDocuments(context.Background(), f.creds(),
+		[]einvoice.SoughtDocument{{CodeNumber: "INV-10", IssuedAt: &issued, Since: clk.Now().Add(-time.Hour)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	validated := time.Date(2026, 3, 1, 9, 59, 2, 0, time.UTC)
-	want := []einvoice.DocumentState{
-		{UUID: "U2", SubmissionUID: "S2", CodeNumber: "INV-10", Status: "Valid", LongID: "L2",
+	issuedU1 := time.Date(2026, 3, 1, 9, 58, 0, 0, time.FixedZone("", 0)).UTC()
+	want := einvoice.FindResult{Matches: [][]einvoice.DocumentState{{
+		{UUID: "U2", SubmissionUID: "S2", CodeNumber: "INV-10", Status: "Valid", LongID: "L2", IssuedAt: &issued,
 			SubmittedAt: time.Date(2026, 3, 1, 9, 59, 0, 0, time.UTC), ValidatedAt: &validated},
-		{UUID: "U1", SubmissionUID: "S1", CodeNumber: "INV-10", Status: "Invalid", SubmittedAt: time.Date(2026, 3, 1, 9, 50, 0, 0, time.UTC)},
-	}
+		{UUID: "U1", SubmissionUID: "S1", CodeNumber: "INV-10", Status: "Invalid", IssuedAt: &issuedU1,
+			SubmittedAt: time.Date(2026, 3, 1, 9, 50, 0, 0, time.UTC)},
+	}}, Absent: []bool{false}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("found (-want +got):\n%s", diff)
 	}
-	q := queries[0]
+	if len(*queries) != 1 {
+		t.Fatalf("%d queries, want 1", len(*queries))
+	}
 	wantQ := map[string]string{
-		"submissionDateFrom": "2026-03-01T08:55:00Z", // since, less the clock slack
-		"submissionDateTo":   "2026-03-01T10:00:00Z",
+		"submissionDateFrom": "2026-03-01T08:55:00Z", // Since, less the clock slack
+		"submissionDateTo":   "2026-03-01T10:05:00Z", // now, plus the clock slack
 		"invoiceDirection":   "Sent",
-		"searchQuery":        "INV-10",
+		"searchQuery":        "INV-10", // one code number: searched for
 		"pageSize":           "100",
 		"pageNo":             "1",
 	}
 	for k, v := range wantQ {
-		if q.Get(k) != v {
-			t.Errorf("%s = %q, want %q", k, q.Get(k), v)
+		if q := (*queries)[0].Get(k); q != v {
+			t.Errorf("%s = %q, want %q", k, q, v)
 		}
 	}
+}
 
-	// A window wider than 31 days is clamped.
-	if _, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-10"}, clk.Now().AddDate(0, -3, 0)); err != nil {
+// TestFindDocumentsWindows: a search further back than 31 days reads
+// windows of at most 31 days, newest first, that leave no gap, and a
+// document in none of them is absent. Windows older than all but one sought
+// document search for that one's code number.
+func TestFindDocumentsWindows(t *testing.T) {
+	f := newFake(t)
+	queries := f.searches(map[string]any{"result": []any{}, "metadata": map[string]any{"totalPages": 0, "totalCount": 0}})
+	clk := newClock()
+	c := New(Options{Now: clk.Now, Logger: testLogger(t)})
+	since := clk.Now().AddDate(0, 0, -70)
+	got, err := c.FindDocuments(context.Background(), f.creds(), []einvoice.SoughtDocument{
+		{CodeNumber: "INV-1", Since: since}, {CodeNumber: "INV-2", Since: clk.Now().Add(-time.Hour)}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if from := queries[1].Get("submissionDateFrom"); from != "2026-01-29T10:00:00Z" {
-		t.Errorf("clamped from = %q, want 31 days back", from)
+	if !got.Absent[0] || !got.Absent[1] {
+		t.Errorf("Absent = %v, want both", got.Absent)
+	}
+	parse := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatalf("time %q: %v", s, err)
+		}
+		return v
+	}
+	next := clk.Now().Add(5 * time.Minute) // the newest window ends at now plus the slack
+	for i, q := range *queries {
+		from, to := parse(q.Get("submissionDateFrom")), parse(q.Get("submissionDateTo"))
+		text := "INV-1"
+		if i == 0 {
+			text = ""
+		}
+		if !to.Equal(next) || to.Sub(from) > 31*24*time.Hour || q.Get("searchQuery") != text {
+			t.Errorf("window %d: %s to %s (searchQuery %q), want up to %s, at most 31 days, searchQuery %q", i, from, to, q.Get("searchQuery"), next, text)
+		}
+		next = from
+	}
+	if want := since.Add(-5 * time.Minute); !next.Equal(want) || len(*queries) != 3 {
+		t.Errorf("%d windows back to %s, want 3 back to %s", len(*queries), next, want)
 	}
 }
 
@@ -159,10 +198,9 @@ func TestCancelDocument(t *testing.T) {
 	}
 }
 
-// TestFindDocumentsSeveral: several code numbers read the window's
-// submissions page by page, without a search text, and keep those asked for.
-func TestFindDocumentsSeveral(t *testing.T) {
-	f := newFake(t)
+// searches answers every search with answer and returns the queries asked
+// (read them once the calls have returned).
+func (f *fakeAuthority) searches(answer map[string]any) *[]url.Values {
 	var (
 		mu      sync.Mutex
 		queries []url.Values
@@ -171,31 +209,7 @@ func TestFindDocumentsSeveral(t *testing.T) {
 		mu.Lock()
 		queries = append(queries, r.URL.Query())
 		mu.Unlock()
-		page := r.URL.Query().Get("pageNo")
-		var result []any
-		n := 100
-		if page == "2" {
-			n = 3
-		}
-		for i := range n {
-			result = append(result, map[string]any{"uuid": fmt.Sprintf("U%s-%d", page, i), "internalId": fmt.Sprintf("INV-%s-%d", page, i), "status": "Valid"})
-		}
-		writeJSON(w, 200, map[string]any{"result": result, "metadata": map[string]any{"totalPages": 2, "totalCount": 103}})
+		writeJSON(w, 200, answer)
 	})
-	clk := newClock()
-	c := New(Options{Now: clk.Now, Logger: testLogger(t)})
-	got, err := c.FindDocuments(context.Background(), f.creds(), []string{"INV-1-7", "INV-2-2", "INV-9-9"}, clk.Now().Add(-time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var uuids []string
-	for _, s := range got {
-		uuids = append(uuids, s.UUID)
-	}
-	if fmt.Sprint(uuids) != "[U1-7 U2-2]" {
-		t.Errorf("found %v, want [U1-7 U2-2]", uuids)
-	}
-	if len(queries) != 2 || queries[0].Has("searchQuery") || queries[1].Get("pageNo") != "2" {
-		t.Errorf("queries = %v, want pages 1 and 2 without a search text", queries)
-	}
+	return &queries
 }

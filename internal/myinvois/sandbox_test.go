@@ -80,6 +80,13 @@ func (w logWriter) Write(p []byte) (int, error) {
 // now, between well-formed TINs.
 func sample(t *testing.T, buyer string) einvoice.OutgoingDocument {
 	t.Helper()
+	return sampleDoc(t, buyer, "IT-"+rand.Text()[:10], time.Now().UTC().Add(-5*time.Second))
+}
+
+// sampleDoc returns the official sample invoice with the given code number
+// and issue time (to the second), between well-formed TINs.
+func sampleDoc(t *testing.T, buyer, code string, issued time.Time) einvoice.OutgoingDocument {
+	t.Helper()
 	raw, err := os.ReadFile(samplePath)
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skipf("%s is absent", samplePath)
@@ -92,11 +99,10 @@ func sample(t *testing.T, buyer string) einvoice.OutgoingDocument {
 		t.Fatal(err)
 	}
 	inv := first(t, doc["Invoice"])
-	code := "IT-" + rand.Text()[:10]
-	now := time.Now().UTC().Add(-5 * time.Second)
+	issued = issued.UTC()
 	setLeaf(t, inv, "ID", code)
-	setLeaf(t, inv, "IssueDate", now.Format("2006-01-02"))
-	setLeaf(t, inv, "IssueTime", now.Format("15:04:05Z"))
+	setLeaf(t, inv, "IssueDate", issued.Format("2006-01-02"))
+	setLeaf(t, inv, "IssueTime", issued.Format("15:04:05Z"))
 	setTIN(t, inv, "AccountingSupplierParty", supplierTIN)
 	setTIN(t, inv, "AccountingCustomerParty", buyer)
 	body, err := json.Marshal(doc)
@@ -200,12 +206,11 @@ func TestAgainstSandbox(t *testing.T) {
 			t.Errorf("GetDocumentDetails: %+v, %v", d, err)
 		}
 
-		found, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber}, start)
-		if err != nil || len(found) != 1 || found[0].UUID != uuid || found[0].Status != "Valid" {
-			t.Errorf("FindDocuments: %+v, %v", found, err)
-		}
-		if none, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber + "X"}, start); err != nil || len(none) != 0 {
-			t.Errorf("FindDocuments of another number: %+v, %v", none, err)
+		found, err := c.FindDocuments(ctx, env.cred, []einvoice.SoughtDocument{{CodeNumber: doc.CodeNumber, Since: start},
+			{CodeNumber: doc.CodeNumber + "X", Since: start}})
+		if err != nil || len(found.Matches[0]) != 1 || found.Matches[0][0].UUID != uuid || found.Matches[0][0].Status != "Valid" ||
+			found.Absent[0] || len(found.Matches[1]) != 0 || !found.Absent[1] {
+			t.Errorf("FindDocuments: %+v, %v; want the document, and another number absent", found, err)
 		}
 
 		if err := c.CancelDocument(ctx, env.cred, uuid, "Wrong buyer"); err != nil {
@@ -302,10 +307,11 @@ func TestSandboxFaults(t *testing.T) {
 	if !ok || ce.Status != 0 || !ce.Unanswered() {
 		t.Fatalf("dropped submit: %v, want Status 0", err)
 	}
-	found, err := c.FindDocuments(ctx, env.cred, []string{doc.CodeNumber}, start)
-	if err != nil || len(found) != 1 || found[0].CodeNumber != doc.CodeNumber {
-		t.Fatalf("FindDocuments after the drop: %+v, %v", found, err)
+	res, err := c.FindDocuments(ctx, env.cred, []einvoice.SoughtDocument{{CodeNumber: doc.CodeNumber, Since: start}})
+	if err != nil || len(res.Matches[0]) != 1 || res.Matches[0][0].CodeNumber != doc.CodeNumber {
+		t.Fatalf("FindDocuments after the drop: %+v, %v", res, err)
 	}
+	found := res.Matches[0]
 
 	env.sb.AddFault(sandbox.Fault{Endpoint: "details", Kind: sandbox.FaultThrottle, Count: 1, RetryAfter: 2})
 	_, err = c.GetDocumentDetails(ctx, env.cred, found[0].UUID)

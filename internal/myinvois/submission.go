@@ -25,6 +25,7 @@ type wireDocState struct {
 	LongID                flexString `json:"longId"`
 	InternalID            string     `json:"internalId"`
 	Status                string     `json:"status"`
+	DateTimeIssued        flexString `json:"dateTimeIssued"`
 	DateTimeReceived      flexString `json:"dateTimeReceived"`
 	DateTimeValidated     flexString `json:"dateTimeValidated"`
 	CancelDateTime        flexString `json:"cancelDateTime"`
@@ -46,6 +47,7 @@ func (c *Client) state(ctx context.Context, w wireDocState) einvoice.DocumentSta
 	if t := c.timeField(ctx, w.UUID, "dateTimeReceived", w.DateTimeReceived); t != nil {
 		s.SubmittedAt = *t
 	}
+	s.IssuedAt = c.timeField(ctx, w.UUID, "dateTimeIssued", w.DateTimeIssued)
 	s.ValidatedAt = c.timeField(ctx, w.UUID, "dateTimeValidated", w.DateTimeValidated)
 	s.CancelledAt = c.timeField(ctx, w.UUID, "cancelDateTime", w.CancelDateTime)
 	s.RejectRequestedAt = c.timeField(ctx, w.UUID, "rejectRequestDateTime", w.RejectRequestDateTime)

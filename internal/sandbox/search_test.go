@@ -1,9 +1,11 @@
 package sandbox_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -110,6 +112,45 @@ func TestSearch(t *testing.T) {
 		q := url.Values{"submissionDateFrom": {start.Add(-31 * 24 * time.Hour).Format(time.RFC3339)}, "submissionDateTo": {start.Format(time.RFC3339)}}
 		if status, _, _ := search(c, q); status != http.StatusOK {
 			t.Errorf("31 days: %d", status)
+		}
+	})
+}
+
+// TestSearchListsAtMost10000: a window holding more documents than the
+// search lists counts 10,000 (100 pages of 100), lists the newest 10,000,
+// and nothing past its last page.
+func TestSearchListsAtMost10000(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e *env) {
+		sb, hs := e.server()
+		c := login(t, hs.URL, "erp-1", "")
+		first := e.clock.Now().Add(-time.Hour)
+		if err := sb.Seed(context.Background(), "erp-1", "SEED-", 10050, first, 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		page := func(n int) ([]string, map[string]any) {
+			t.Helper()
+			q := url.Values{"submissionDateFrom": {first.Format(time.RFC3339)}, "submissionDateTo": {e.clock.Now().Format(time.RFC3339)},
+				"pageSize": {"100"}, "pageNo": {strconv.Itoa(n)}}
+			r := c.do(http.MethodGet, "/api/v1.0/documents/search?"+q.Encode(), nil)
+			if r.Status != http.StatusOK {
+				t.Fatalf("page %d: %d %s", n, r.Status, r.Body)
+			}
+			body := r.JSON(t)
+			var codes []string
+			for _, d := range body["result"].([]any) {
+				codes = append(codes, d.(map[string]any)["internalId"].(string))
+			}
+			return codes, body["metadata"].(map[string]any)
+		}
+		codes, meta := page(1)
+		if meta["totalCount"] != float64(10000) || meta["totalPages"] != float64(100) || len(codes) != 100 || codes[0] != "SEED-10049" {
+			t.Errorf("page 1: %v, first %v; want 10,000 on 100 pages, newest first", meta, codes[:1])
+		}
+		if codes, _ := page(100); len(codes) != 100 || codes[99] != "SEED-00050" {
+			t.Errorf("page 100 ends with %v, want SEED-00050 (the 10,000th newest)", codes[len(codes)-1:])
+		}
+		if codes, _ := page(101); len(codes) != 0 {
+			t.Errorf("page 101 lists %d documents, want none", len(codes))
 		}
 	})
 }

@@ -70,6 +70,7 @@ func TestConformance(t *testing.T) {
 		"DocumentListing":  testDocumentListing,
 		"Unreadable":       testUnreadableDocuments,
 		"Outbox":           testOutbox,
+		"UnknownOutcomes":  testUnknownOutcomes,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

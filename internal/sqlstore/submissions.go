@@ -125,11 +125,12 @@ func writeJob(ctx context.Context, tx *sql.Tx, j *einvoice.Job, lease string) er
 	return nil
 }
 
-// ClaimJobs leases due jobs whose lease has expired. PostgreSQL skips rows
-// other processes are claiming; SQLite's single writer serialises claims.
+// ClaimJobs leases due jobs whose lease has expired, but for the submit jobs
+// whose outcome is unknown (ClaimUnknown's). PostgreSQL skips rows other
+// processes are claiming; SQLite's single writer serialises claims.
 func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
 	pick := `SELECT id FROM submission_jobs WHERE state = 'pending' AND next_attempt_at <= $3 AND lease_until <= $3
-		ORDER BY next_attempt_at LIMIT $4`
+		AND NOT (kind = 'submit' AND maybe_sent) ORDER BY next_attempt_at LIMIT $4`
 	if s.engine == Postgres {
 		pick += ` FOR UPDATE SKIP LOCKED`
 	}
@@ -139,6 +140,29 @@ func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil tim
 		return nil, err
 	}
 	slices.SortFunc(jobs, func(a, b *einvoice.Job) int { return a.NextAttemptAt.Compare(b.NextAttemptAt) })
+	return jobs, nil
+}
+
+// ClaimUnknown leases the unknown outcomes (maybe-sent submit jobs whose
+// lease has expired) of the tenant whose such job has been due longest, due
+// or not. On PostgreSQL a claimer skips the rows another is claiming, so two
+// claimers at once may share one tenant's jobs out between them.
+func (s *Store) ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
+	const unknown = `state = 'pending' AND kind = 'submit' AND maybe_sent AND lease_until <= $3`
+	lock := ""
+	if s.engine == Postgres {
+		lock = ` FOR UPDATE SKIP LOCKED`
+	}
+	tenant := `SELECT tenant_id FROM submission_jobs WHERE ` + unknown + ` AND next_attempt_at <= $3
+		ORDER BY next_attempt_at LIMIT 1` + lock
+	pick := `SELECT id FROM submission_jobs WHERE ` + unknown + ` AND tenant_id = (` + tenant + `)
+		ORDER BY created_at LIMIT $4` + lock
+	jobs, err := s.claim(ctx, "claim unknown outcomes", `UPDATE submission_jobs SET lease_owner = $1, lease_until = $2
+		WHERE id IN (`+pick+`) RETURNING `+jobColumns, owner, micros(leaseUntil), micros(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(jobs, func(a, b *einvoice.Job) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return jobs, nil
 }
 

@@ -8,9 +8,12 @@
 // wait. Before every send the job is marked maybe-sent; once the answer is
 // known it is cleared. Workers (several per process, several processes on
 // PostgreSQL) take only jobs whose lease has expired: a job whose request
-// gave up, crashed or timed out. A job taken while maybe-sent is settled by
-// asking the authority for the document (by its code number) before sending
-// again, so a document is never sent twice. Accepted documents become poll
+// gave up, crashed or timed out. Maybe-sent jobs are settled in a loop of
+// their own (settle.go), all of a tenant's with one search that reads every
+// submission since they may have been sent; a document is sent again only
+// when that search was complete and did not find it, so a document is never
+// sent twice (and a DS302 duplicate, should one happen, is settled to its
+// original: duplicate.go). Accepted documents become poll
 // jobs, which follow them to Valid or Invalid; a worker polling a submission
 // takes all its pending poll jobs along, so one Get Submission (limited to
 // 300 a minute by the authority) settles all its documents. Jobs are never deleted: their

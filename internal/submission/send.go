@@ -116,7 +116,7 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	for _, a := range res.Accepted {
 		if it := byCode[a.CodeNumber]; it != nil {
 			delete(byCode, a.CodeNumber)
-			m.accepted(ctx, it, owner, res.SubmissionUID, a.UUID)
+			m.accepted(ctx, it, owner, res.SubmissionUID, a.UUID, "accepted by the authority as "+a.UUID)
 		}
 	}
 	for _, r := range res.Rejected {
@@ -200,8 +200,8 @@ func (m *Manager) retryLater(ctx context.Context, items []*item, owner string, c
 }
 
 // accepted records a document the authority took in: Submitted, and its job
-// now follows it to its verdict.
-func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, uuid string) {
+// now follows it to its verdict; note goes to the document's history.
+func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, uuid, note string) {
 	now := m.now()
 	d, j := it.doc, it.job
 	d.Status, d.UpdatedAt = einvoice.StatusSubmitted, now
@@ -211,7 +211,7 @@ func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, 
 	d.Authority.DocumentUUID, d.Authority.SubmissionUID, d.Authority.SubmittedAt = uuid, submissionUID, &now
 	j.Kind, j.State, j.MaybeSent, j.LastError = einvoice.JobPoll, einvoice.JobPending, false, ""
 	j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = submissionUID, now.Add(m.o.PollAfter), now, now
-	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusSubmitted, Note: "accepted by the authority as " + uuid, At: now}
+	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusSubmitted, Note: note, At: now}
 	m.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
 }
 

@@ -15,9 +15,32 @@ import (
 // apply records what the authority says of a Submitted or Valid document.
 // With a job (held by owner) a final verdict also closes the job. It reports
 // whether the document reached a final status, and else why not when
-// something failed (the caller reschedules the job with that cause).
+// something failed (the caller reschedules the job with that cause). A
+// document found Invalid as the duplicate of one the authority holds (DS302)
+// takes that original's uuid and verdict (settleDuplicate).
 func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, d *einvoice.Document, s einvoice.DocumentState,
 	j *einvoice.Job, owner string) (bool, error) {
+	if isInvalid(s) && len(s.Errors) == 0 {
+		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+		det, err := m.o.Authority.GetDocumentDetails(callCtx, creds, s.UUID)
+		cancel()
+		if err != nil {
+			return false, fmt.Errorf("read the errors of an invalid document: %w", err)
+		}
+		s.Errors = det.Errors
+	}
+	if isInvalid(s) {
+		if dup, original := duplicateOf(s.Errors, s.UUID); dup {
+			return m.settleDuplicate(ctx, creds, d, s, original, j, owner)
+		}
+	}
+	return m.recordState(ctx, d, s, j, owner, "")
+}
+
+// recordState records the state s of d (Submitted or Valid) as the authority
+// gives it, the errors of an Invalid one included; why, when given, starts
+// the history note. It reports whether d reached a final status.
+func (m *Manager) recordState(ctx context.Context, d *einvoice.Document, s einvoice.DocumentState, j *einvoice.Job, owner, why string) (bool, error) {
 	now := m.now()
 	from := d.Status
 	rec := d.Authority
@@ -46,17 +69,7 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 		}
 	case "invalid":
 		d.Status, note = einvoice.StatusInvalid, "found invalid by the authority"
-		errs := s.Errors
-		if len(errs) == 0 {
-			callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-			det, err := m.o.Authority.GetDocumentDetails(callCtx, creds, s.UUID)
-			cancel()
-			if err != nil {
-				return false, fmt.Errorf("read the errors of an invalid document: %w", err)
-			}
-			errs = det.Errors
-		}
-		rec.Errors = errs
+		rec.Errors = s.Errors
 	case "cancelled":
 		d.Status, note = einvoice.StatusCancelled, "cancelled at the authority"
 		rec.CancelledAt = s.CancelledAt
@@ -67,6 +80,9 @@ func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.
 		return false, nil
 	}
 	d.UpdatedAt = now
+	if why != "" {
+		note = why + "; " + note
+	}
 	w := einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{from},
 		Event: &einvoice.Event{ID: m.o.NewID(), Status: d.Status, Note: note, At: now}}
 	if j != nil {

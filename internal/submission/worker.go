@@ -14,22 +14,26 @@ import (
 // claimBatch is how many jobs a worker takes at once.
 const claimBatch = 100
 
-// Run starts the workers and blocks until ctx ends and they have finished
-// the work in hand.
+// Run starts the workers, each with a loop that sends and polls (RunOnce)
+// and one that settles unknown outcomes (SettleOnce), so that a settling
+// search, which may wait for the authority's search budget, never holds up
+// sends and polls. It blocks until ctx ends and they have finished the work
+// in hand.
 func (m *Manager) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := 0; i < m.o.Workers; i++ {
-		wg.Go(func() { m.work(ctx) })
+		wg.Go(func() { m.loop(ctx, "submission worker", m.RunOnce) })
+		wg.Go(func() { m.loop(ctx, "settle unknown outcomes", m.SettleOnce) })
 	}
 	wg.Wait()
 }
 
-// work takes due jobs until ctx ends, resting when there are none.
-func (m *Manager) work(ctx context.Context) {
+// loop runs once until ctx ends, resting when it found nothing to do.
+func (m *Manager) loop(ctx context.Context, what string, once func(context.Context) (int, error)) {
 	for ctx.Err() == nil {
-		n, err := m.RunOnce(ctx)
+		n, err := once(ctx)
 		if err != nil && ctx.Err() == nil {
-			m.log.WarnContext(ctx, "submission worker", "error", err)
+			m.log.WarnContext(ctx, what, "error", err)
 		}
 		if n == 0 || err != nil {
 			rest := m.o.Idle/2 + time.Duration(rand.Int64N(int64(m.o.Idle)))
@@ -41,8 +45,8 @@ func (m *Manager) work(ctx context.Context) {
 	}
 }
 
-// RunOnce claims the due jobs (up to a batch) and works them; it returns how
-// many it took.
+// RunOnce claims the due jobs (up to a batch) and works them: sends and
+// polls; unknown outcomes are SettleOnce's. It returns how many it took.
 func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 	owner := m.o.NewID()
 	now := m.now()
@@ -53,9 +57,8 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 	// Group by tenant: fresh submit jobs of a tenant go out together; polls
 	// of one submission are one call.
 	type group struct {
-		fresh  []*einvoice.Job
-		settle []*einvoice.Job
-		polls  map[string][]*einvoice.Job
+		fresh []*einvoice.Job
+		polls map[string][]*einvoice.Job
 	}
 	groups := map[string]*group{}
 	var order []string
@@ -70,7 +73,9 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 		case j.Kind == einvoice.JobPoll:
 			g.polls[j.SubmissionUID] = append(g.polls[j.SubmissionUID], j)
 		case j.MaybeSent:
-			g.settle = append(g.settle, j)
+			// Never sent again unsettled: the job goes back to the settle
+			// loop (ClaimJobs leaves such jobs to ClaimUnknown).
+			m.release(ctx, j, owner)
 		default:
 			g.fresh = append(g.fresh, j)
 		}
@@ -85,7 +90,7 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 			m.log.WarnContext(work, "load the tenant of claimed jobs", "tenant_id", tid, "error", err)
 			continue
 		}
-		send := m.settle(work, t, g.settle, owner)
+		var send []*item
 		for _, j := range g.fresh {
 			if it := m.loadItem(work, j, owner); it != nil {
 				send = append(send, it)
@@ -134,68 +139,6 @@ func (m *Manager) closeJob(ctx context.Context, j *einvoice.Job, owner, why stri
 	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
 		m.log.WarnContext(ctx, "could not close job", "document_id", j.DocumentID, "why", why, "error", err)
 	}
-}
-
-// settle finds out whether jobs whose outcome is unknown reached the
-// authority, with one search for all of them. A document the authority has
-// takes its state; the others are returned to be sent again.
-func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoice.Job, owner string) []*item {
-	var items []*item
-	var codes []string
-	var since time.Time
-	for _, j := range jobs {
-		if it := m.loadItem(ctx, j, owner); it != nil {
-			items = append(items, it)
-			codes = append(codes, it.doc.InvoiceSerialNumber)
-			if since.IsZero() || j.CreatedAt.Before(since) {
-				since = j.CreatedAt
-			}
-		}
-	}
-	if len(items) == 0 {
-		return nil
-	}
-	creds, err := m.credentials(t)
-	var found []einvoice.DocumentState
-	if err == nil {
-		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-		found, err = m.o.Authority.FindDocuments(callCtx, creds, codes, since.Add(-time.Minute))
-		cancel()
-	}
-	if err != nil {
-		m.retryLater(ctx, items, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
-		return nil
-	}
-	byCode := map[string][]einvoice.DocumentState{}
-	for _, s := range found {
-		byCode[s.CodeNumber] = append(byCode[s.CodeNumber], s)
-	}
-	var resend []*item
-	for _, it := range items {
-		if st := latest(byCode[it.doc.InvoiceSerialNumber], it.job.CreatedAt.Add(-time.Minute)); st != nil {
-			m.log.InfoContext(ctx, "unknown outcome settled: the authority has the document", "document_id", it.doc.ID, "uuid", st.UUID)
-			m.accepted(ctx, it, owner, st.SubmissionUID, st.UUID)
-			continue
-		}
-		m.log.InfoContext(ctx, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
-		resend = append(resend, it)
-	}
-	return resend
-}
-
-// latest returns the most recently submitted state at or after since.
-func latest(states []einvoice.DocumentState, since time.Time) *einvoice.DocumentState {
-	var best *einvoice.DocumentState
-	for i := range states {
-		s := &states[i]
-		if !s.SubmittedAt.IsZero() && s.SubmittedAt.Before(since) {
-			continue
-		}
-		if best == nil || s.SubmittedAt.After(best.SubmittedAt) {
-			best = s
-		}
-	}
-	return best
 }
 
 // poll asks the authority about the documents of one submission and records

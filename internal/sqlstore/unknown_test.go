@@ -1,0 +1,92 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// testUnknownOutcomes: submit jobs whose outcome is unknown (maybe sent) are
+// ClaimUnknown's, never ClaimJobs': all of one tenant at once, due or not,
+// the tenant due longest first, except those another worker holds.
+func testUnknownOutcomes(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := open(t, dsn)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	type spec struct {
+		maybeSent bool
+		due       time.Duration // next attempt, from now
+		leased    bool
+	}
+	jobsOf := func(name string, specs ...spec) []string {
+		tn := mustCreateTenant(t, s, name)
+		buyer := party(tn.ID, einvoice.KindBuyer, "Buyer", now)
+		if err := s.CreateParty(ctx, buyer); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for i, sp := range specs {
+			d := document(tn.ID, buyer.ID, fmt.Sprintf("%s-%02d", name, i), now)
+			d.Status = einvoice.StatusSubmitting
+			if err := s.CreateDocument(ctx, d, event(einvoice.StatusSubmitting, now)); err != nil {
+				t.Fatal(err)
+			}
+			lease := now.Add(-time.Second)
+			if sp.leased {
+				lease = now.Add(time.Minute)
+			}
+			j := &einvoice.Job{ID: newID(), TenantID: tn.ID, DocumentID: d.ID, Kind: einvoice.JobSubmit, State: einvoice.JobPending,
+				MaybeSent: sp.maybeSent, Attempts: 1, NextAttemptAt: now.Add(sp.due), LeaseOwner: "r0", LeaseUntil: lease,
+				CreatedAt: now.Add(time.Duration(i) * time.Second), UpdatedAt: now}
+			if err := s.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}}); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, d.ID)
+		}
+		return ids
+	}
+	// Tenant A: three unknown (one due, two not yet), one held by another
+	// worker, one fresh submit job due. Tenant B: one unknown, due earlier
+	// than A's. Tenant C: an unknown outcome not due.
+	a := jobsOf("A", spec{true, -time.Second, false}, spec{true, time.Hour, false}, spec{true, time.Minute, false},
+		spec{true, -time.Hour, true}, spec{false, -time.Second, false})
+	b := jobsOf("B", spec{true, -time.Minute, false})
+	jobsOf("C", spec{true, time.Hour, false})
+
+	ids := func(jobs []*einvoice.Job) []string {
+		var out []string
+		for _, j := range jobs {
+			out = append(out, j.DocumentID)
+		}
+		return out
+	}
+	fresh, err := s.ClaimJobs(ctx, "w1", now, now.Add(time.Minute), 100)
+	if err != nil || !slices.Equal(ids(fresh), a[4:5]) {
+		t.Errorf("ClaimJobs: %v, %v; want A's fresh job alone", ids(fresh), err)
+	}
+	first, err := s.ClaimUnknown(ctx, "u1", now, now.Add(time.Minute), 100)
+	if err != nil || !slices.Equal(ids(first), b) {
+		t.Errorf("first ClaimUnknown: %v, %v; want B's (due longest)", ids(first), err)
+	}
+	second, err := s.ClaimUnknown(ctx, "u2", now, now.Add(time.Minute), 100)
+	if err != nil || !slices.Equal(ids(second), a[:3]) {
+		t.Errorf("second ClaimUnknown: %v, %v; want A's three not held, due or not, oldest first", ids(second), err)
+	}
+	for _, j := range second {
+		if j.LeaseOwner != "u2" || !j.LeaseUntil.Equal(now.Add(time.Minute)) || !j.MaybeSent {
+			t.Errorf("claimed %+v, want leased to u2 for a minute", j)
+		}
+	}
+	if third, err := s.ClaimUnknown(ctx, "u3", now, now.Add(time.Minute), 100); err != nil || len(third) != 0 {
+		t.Errorf("third ClaimUnknown: %v, %v; want none (C's is not due)", ids(third), err)
+	}
+	// Once the leases end, the limit holds.
+	later := now.Add(2 * time.Hour)
+	if some, err := s.ClaimUnknown(ctx, "u4", later, later.Add(time.Minute), 2); err != nil || len(some) != 2 {
+		t.Errorf("ClaimUnknown with a limit of 2: %v, %v", ids(some), err)
+	}
+}

@@ -1,0 +1,170 @@
+package submission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// settleBatch bounds how many unknown outcomes of one tenant one search
+// settles.
+const settleBatch = 1000
+
+// SettleOnce takes the submit jobs whose outcome is unknown (maybe sent) of
+// one tenant that has one due, with the tenant's others along, due or not,
+// and settles them with one search: a document the authority has takes its
+// state, a document the search shows it does not have is sent again (the
+// same stored bytes), and the others wait for a later search, unsent. It
+// returns how many jobs it took.
+func (m *Manager) SettleOnce(ctx context.Context) (int, error) {
+	owner := m.o.NewID()
+	now := m.now()
+	jobs, err := m.o.Store.ClaimUnknown(ctx, owner, now, now.Add(m.o.Lease), settleBatch)
+	if err != nil || len(jobs) == 0 {
+		return 0, err
+	}
+	work := context.WithoutCancel(ctx) // record what was learnt
+	t, err := m.tenant(work, jobs[0].TenantID)
+	if err != nil {
+		// Taken again once their lease ends.
+		return len(jobs), fmt.Errorf("load the tenant of unknown outcomes: %w", err)
+	}
+	if resend := m.settle(ctx, t, jobs, owner); len(resend) > 0 {
+		m.send(work, t, resend, owner)
+	}
+	return len(jobs), nil
+}
+
+// settle finds out which of the jobs (all of tenant t, leased to owner)
+// reached the authority, with one search for all of them, and records what
+// it learnt; it returns the documents the authority is known not to have,
+// to be sent again. The search may outlast a lease (it waits for the search
+// budget, 12 calls a minute): the leases are renewed meanwhile. It stops
+// when ctx ends; what remains unknown is asked again later.
+func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoice.Job, owner string) []*item {
+	work := context.WithoutCancel(ctx)
+	var items []*item
+	var sought []einvoice.SoughtDocument
+	for _, j := range jobs {
+		if it := m.loadItem(work, j, owner); it != nil {
+			items = append(items, it)
+			sought = append(sought, soughtOf(it))
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	creds, err := m.credentials(t)
+	var found einvoice.FindResult
+	if err == nil {
+		stop := m.keepLeases(work, items, owner)
+		found, err = m.o.Authority.FindDocuments(ctx, creds, sought)
+		stop()
+	}
+	var resend, unknown []*item
+	for i, it := range items {
+		switch {
+		case i < len(found.Matches) && len(found.Matches[i]) > 0:
+			st := best(found.Matches[i])
+			m.log.InfoContext(work, "unknown outcome settled: the authority has the document", "document_id", it.doc.ID, "uuid", st.UUID,
+				"copies", len(found.Matches[i]))
+			m.accepted(work, it, owner, st.SubmissionUID, st.UUID,
+				"accepted by the authority as "+st.UUID+" (found by a search after its answer was lost)")
+		case i < len(found.Absent) && found.Absent[i]:
+			m.log.InfoContext(work, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
+			resend = append(resend, it)
+		default:
+			unknown = append(unknown, it)
+		}
+	}
+	if len(unknown) > 0 {
+		if err == nil {
+			err = errors.New("the search could not read every submission since the document may have been sent")
+		}
+		m.retryLater(work, unknown, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
+	}
+	return resend
+}
+
+// soughtOf is what the search looks for to settle an item: its code number,
+// issued at the time written into its UBL, submitted no earlier than its
+// job was recorded.
+func soughtOf(it *item) einvoice.SoughtDocument {
+	s := einvoice.SoughtDocument{CodeNumber: it.doc.InvoiceSerialNumber, Since: it.job.CreatedAt}
+	if it.doc.Authority != nil {
+		s.IssuedAt = it.doc.Authority.IssuedAt
+	}
+	return s
+}
+
+// best is the copy an unknown outcome settles to when the authority lists
+// several: the earliest it did not find Invalid (a later copy of the same
+// document is a duplicate of it), else the earliest.
+func best(copies []einvoice.DocumentState) einvoice.DocumentState {
+	b := copies[0]
+	for _, s := range copies[1:] {
+		bi, si := isInvalid(b), isInvalid(s)
+		if (bi && !si) || (bi == si && s.SubmittedAt.Before(b.SubmittedAt)) {
+			b = s
+		}
+	}
+	return b
+}
+
+func isInvalid(s einvoice.DocumentState) bool { return strings.EqualFold(s.Status, "invalid") }
+
+// keepLeases renews the leases of the items' jobs, held by owner, every
+// third of a lease until the returned stop is called (and has returned).
+func (m *Manager) keepLeases(ctx context.Context, items []*item, owner string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(m.o.Lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				m.renew(ctx, items, owner)
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// renew extends the leases of the items' jobs; a job whose lease was lost
+// is left to the worker that holds it now (its writes here will fail).
+func (m *Manager) renew(ctx context.Context, items []*item, owner string) {
+	until := m.now().Add(m.o.Lease)
+	jobs := make([]*einvoice.Job, len(items))
+	for i, it := range items {
+		it.job.LeaseUntil = until
+		jobs[i] = it.job
+	}
+	if m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}) == nil {
+		return
+	}
+	for _, j := range jobs {
+		if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+			m.log.WarnContext(ctx, "could not renew the lease of an unknown outcome", "document_id", j.DocumentID, "error", err)
+		}
+	}
+}
+
+// release ends a job's lease without touching anything else, for another
+// loop to take it.
+func (m *Manager) release(ctx context.Context, j *einvoice.Job, owner string) {
+	j.LeaseUntil = m.now()
+	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		m.log.WarnContext(ctx, "could not release a job", "document_id", j.DocumentID, "error", err)
+	}
+}
