@@ -168,7 +168,9 @@ func keyRevoked(t *testing.T, dsn, tenantID, id string) bool {
 	return false
 }
 
-// testStore opens the database as the commands do, closed after the test.
+// testStore opens the database as the commands do, beside a running service
+// or after a command, for what the API cannot show or do (the authority's
+// statuses, a planted row); it is closed after the test.
 func testStore(t *testing.T, dsn string) *sqlstore.Store {
 	t.Helper()
 	cfg, err := envDefaults(env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey}))

@@ -151,7 +151,6 @@ func setStatus(t *testing.T, dsn, id string, status einvoice.Status) {
 	t.Helper()
 	ctx := context.Background()
 	s := testStore(t, dsn)
-	defer s.Close()
 	_, tenants, _ := cli(t, dsn, "tenant", "list")
 	tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
 	d, err := s.GetDocument(ctx, tenantID, id)

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/apidoc/apidoctest"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -148,20 +146,6 @@ func cli(t *testing.T, dsn string, args ...string) (int, string, string) {
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey})}
 	code := m.Run(context.Background(), append(args, "--db", dsn))
 	return code, stdout.String(), stderr.String()
-}
-
-// testStore opens the test database directly, beside a running service,
-// for what the API cannot do (the authority's statuses, a planted row).
-// The caller closes it.
-func testStore(t *testing.T, dsn string) *sqlstore.Store {
-	t.Helper()
-	key, _ := secretbox.ParseKey(testSecretKey)
-	box, _ := secretbox.New(key)
-	s, err := sqlstore.Open(context.Background(), dsn, box)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // client talks to the service with one key; every response is checked

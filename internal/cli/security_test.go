@@ -541,7 +541,6 @@ func secPKCS12(t *testing.T, certPEM, keyPEM, password string) string {
 func secTenantRows(t *testing.T, dsn string) string {
 	t.Helper()
 	s := testStore(t, dsn)
-	defer s.Close()
 	rows, err := s.DB().QueryContext(context.Background(), "SELECT * FROM tenants")
 	if err != nil {
 		t.Fatal(err)

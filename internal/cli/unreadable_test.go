@@ -12,7 +12,6 @@ func plantBody(t *testing.T, dsn, id string, edit func(body string) string) {
 	t.Helper()
 	ctx := context.Background()
 	s := testStore(t, dsn)
-	defer s.Close()
 	var body string
 	if err := s.DB().QueryRowContext(ctx, `SELECT body FROM documents WHERE id = $1`, id).Scan(&body); err != nil {
 		t.Fatalf("read the body of %s: %v", id, err)
