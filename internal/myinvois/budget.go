@@ -89,7 +89,8 @@ func keyOf(c einvoice.Credentials, endpoint string) string {
 }
 
 // wait takes the next slot of the endpoint for this client and sleeps until
-// it comes. When the slot lies further than the longest wait, or beyond
+// it comes. When the slot lies further than the longest wait (maxWait, or
+// the context's einvoice.WithBudgetWait), or beyond
 // ctx's deadline, it takes nothing and returns a CallError (Status 429,
 // NotSent, ErrThrottled, RetryAfter the time to the slot), so that the
 // caller does other work meanwhile. When ctx ends while waiting, or the
@@ -106,6 +107,9 @@ func (b *budgets) wait(ctx context.Context, c einvoice.Credentials, endpoint, op
 	}
 	now := b.now()
 	longest := b.maxWait
+	if d, ok := einvoice.BudgetWait(ctx); ok {
+		longest = d
+	}
 	if deadline, ok := ctx.Deadline(); ok {
 		// The deadline is on the real clock, now on the client's.
 		longest = min(longest, time.Until(deadline))

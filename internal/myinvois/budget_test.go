@@ -232,3 +232,34 @@ func TestBudgetEndedContext(t *testing.T) {
 		t.Errorf("ended context: %+v, want not sent with the context's error", ce)
 	}
 }
+
+// TestBudgetWaitOfTheContext: a caller that would lose its progress by
+// giving up (a settle sweep reading many pages) sets a longer wait on its
+// context, and its call waits for the slot beyond the client's own bound
+// instead of being refused unsent.
+func TestBudgetWaitOfTheContext(t *testing.T) {
+	f, calls := detailsServer(t)
+	var log budgetLog
+	o := tinyBudgets(t, &log)
+	o.MaxBudgetWait = 100 * time.Millisecond
+	c := New(o)
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.GetDocumentDetails(ctx, f.creds(), "X"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.GetDocumentDetails(ctx, f.creds(), "X"); !errors.Is(err, ErrThrottled) {
+		t.Fatalf("beyond the client's bound: %v, want refused unsent", err)
+	}
+	patient := einvoice.WithBudgetWait(ctx, time.Minute)
+	if _, err := c.GetDocumentDetails(patient, f.creds(), "X"); err != nil {
+		t.Fatalf("with a minute's wait on the context: %v", err)
+	}
+	if waited, refused := log.get(); !slices.Equal(waited, []time.Duration{400 * time.Millisecond}) || len(refused) != 1 {
+		t.Errorf("waits %v, refusals %v; want one wait of the window and one refusal", waited, refused)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls reached the authority, want 3", calls.Load())
+	}
+}

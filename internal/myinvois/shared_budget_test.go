@@ -72,7 +72,7 @@ func TestSharedBudgetAgainstSandbox(t *testing.T) {
 			for _, c := range replicas {
 				for range perReplica {
 					wg.Go(func() {
-						if _, err := c.FindDocuments(ctx, cred, []string{"INV-NONE"}, time.Now().Add(-time.Hour)); err != nil {
+						if _, err := c.FindDocuments(ctx, cred, []einvoice.SoughtDocument{{CodeNumber: "INV-NONE", Since: time.Now().Add(-time.Hour)}}); err != nil {
 							mu.Lock()
 							errs = append(errs, err)
 							mu.Unlock()
@@ -125,7 +125,7 @@ func TestBudgetStorageFailure(t *testing.T) {
 	var exchanges atomic.Int32
 	c := myinvois.New(myinvois.Options{Budgets: true, Budget: budget, Logger: quietLogger(t),
 		OnCall: func(string, int, time.Duration) { exchanges.Add(1) }})
-	_, err := c.FindDocuments(context.Background(), env.cred, []string{"INV-1"}, time.Now().Add(-time.Hour))
+	_, err := c.FindDocuments(context.Background(), env.cred, []einvoice.SoughtDocument{{CodeNumber: "INV-1", Since: time.Now().Add(-time.Hour)}})
 	ce, ok := einvoice.AsCallError(err)
 	if !ok || !ce.NotSent || ce.Status != 0 || ce.Unanswered() || !errors.Is(err, myinvois.ErrNotSent) {
 		t.Errorf("with the budget's database closed: %v, want a CallError, not sent", err)

@@ -40,6 +40,11 @@ func (m *Manager) SettleOnce(ctx context.Context) (int, error) {
 	return len(jobs), nil
 }
 
+// sweepBudgetWait is how long a settle sweep waits for each search slot: a
+// little more than the budget's window, so a sweep of many pages is never
+// cut short by our own budget.
+const sweepBudgetWait = 2 * time.Minute
+
 // settle finds out which of the jobs (all of tenant t, leased to owner)
 // reached the authority, with one search for all of them, and records what
 // it learnt; it returns the documents the authority is known not to have,
@@ -63,7 +68,9 @@ func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoi
 	var found einvoice.FindResult
 	if err == nil {
 		stop := m.keepLeases(work, items, owner)
-		found, err = m.o.Authority.FindDocuments(ctx, creds, sought)
+		// A sweep that gave up a page for want of budget would start over
+		// next time: it waits for its slots instead (the leases are kept).
+		found, err = m.o.Authority.FindDocuments(einvoice.WithBudgetWait(ctx, sweepBudgetWait), creds, sought)
 		stop()
 	}
 	var resend, unknown []*item
