@@ -237,6 +237,10 @@ func TestDocumentBadInput(t *testing.T) {
 			}), 409, "DUPLICATE_SERIAL_NUMBER", "invoiceSerialNumber"},
 			{"1,001 lines", "/api/v1/invoices", mod(func(d map[string]any) { d["invoiceLines"] = many }), 422, "VALIDATION_FAILED", "invoiceLines"},
 			{"unknown field", "/api/v1/invoices", mod(func(d map[string]any) { lineOf(d)["vat"] = 6 }), 422, "VALIDATION_FAILED", "invoiceLines.0.vat"},
+			{"buyerId twice", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceSerialNumber": "X-2", "buyerId": "` + foreignBuyer + `"}`, 400, "MALFORMED_JSON", "buyerId"},
+			{"a line's key twice", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceLines": [{"unitCode": "H87"},
+				{"unitCode": "H87", "invoiceLineTaxes": [{"taxType": "01", "taxRate": 6, "taxRate": 0}]}]}`, 400, "MALFORMED_JSON", "invoiceLines.1.invoiceLineTaxes.0.taxRate"},
+			{"lone surrogate in a line", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceLines": [{"productDescription": "USB \ud83d cable"}]}`, 400, "MALFORMED_JSON", "invoiceLines.0.productDescription"},
 		}
 		before := c.do("GET", "/api/v1/invoices", nil).Raw
 		for _, tc := range cases {
