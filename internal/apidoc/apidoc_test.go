@@ -36,8 +36,9 @@ func TestDocumentValidates(t *testing.T) {
 
 // TestOperations checks what every operation shares: /api/v1 operations
 // need the bearer key and document 401, 429 and 500, the operational
-// endpoints need no key, every response carries X-Request-Id, and each
-// operation has one success response.
+// endpoints need no key, every operation documents 431 (oversized headers
+// are refused before routing), every response carries X-Request-Id, and
+// each operation has one success response.
 func TestOperations(t *testing.T) {
 	doc := load(t)
 	for path, item := range doc.Paths.Map() {
@@ -53,7 +54,7 @@ func TestOperations(t *testing.T) {
 			if !api && len(security) != 0 {
 				t.Errorf("%s %s: security %v, want none", method, path, security)
 			}
-			for code, want := range map[string]bool{"401": api, "429": api, "500": api} {
+			for code, want := range map[string]bool{"401": api, "429": api, "500": api, "431": true} {
 				if got := op.Responses.Value(code) != nil; got != want {
 					t.Errorf("%s %s: response %s documented = %v, want %v", method, path, code, got, want)
 				}
@@ -192,6 +193,44 @@ func TestDocumentSchemas(t *testing.T) {
 	check("DocumentResponse", func(d map[string]any) { d["status"] = "Draft" }, one, false)
 	check("DocumentResponse", func(d map[string]any) { lines(d)["quantity"] = "2.5" }, one, false)
 	check("DocumentResponse", func(d map[string]any) { lines(d)["extra"] = 1 }, one, false)
+}
+
+// TestInputsTakeResponsesBack: every property of a resource's response
+// schema, at every depth, is a property of its input schema (DECISIONS 1 and
+// 12: whatever a GET returns, a PUT takes back), whose input schemas refuse
+// other properties.
+func TestInputsTakeResponsesBack(t *testing.T) {
+	doc := load(t)
+	schemas := doc.Components.Schemas
+	var check func(out, in string)
+	check = func(out, in string) {
+		o, i := schemas[out].Value, schemas[in].Value
+		for name, prop := range o.Properties {
+			inProp := i.Properties[name]
+			if inProp == nil {
+				t.Errorf("%s.%s is not a property of %s: a PUT of what a GET returns would be refused", out, name, in)
+				continue
+			}
+			// Nested objects of the response and their inputs: the same check.
+			for _, pair := range []struct{ out, in *openapi3.SchemaRef }{{prop, inProp}, {items(prop), items(inProp)}} {
+				if pair.out != nil && pair.in != nil && pair.out.Ref != "" && pair.in.Ref != "" && pair.out.Ref != pair.in.Ref {
+					check(strings.TrimPrefix(pair.out.Ref, "#/components/schemas/"), strings.TrimPrefix(pair.in.Ref, "#/components/schemas/"))
+				}
+			}
+		}
+	}
+	for out, in := range map[string]string{"Buyer": "BuyerInput", "OnBehalfSeller": "OnBehalfSellerInput",
+		"Profile": "ProfileInput", "Document": "DocumentInput"} {
+		check(out, in)
+	}
+}
+
+// items is the item schema of an array schema, or nil.
+func items(s *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if s == nil || s.Value == nil {
+		return nil
+	}
+	return s.Value.Items
 }
 
 // TestCodeMappingDocumented: the API reference lists every row of the UBL

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -177,7 +179,22 @@ func TestBadInput(t *testing.T) {
 			{"page=0", "GET", "/api/v1/buyers?page=0", nil, nil, "", 422, "VALIDATION_FAILED", "page"},
 			{"state not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["address"].(map[string]any)["state"] = "99" }), nil, "", 422, "VALIDATION_FAILED", "address.state"},
 			{"country not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["address"].(map[string]any)["countryCode"] = "XYZ" }), nil, "", 422, "VALIDATION_FAILED", "address.countryCode"},
-			{"id type not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["id_type"] = "SSN" }), nil, "", 422, "VALIDATION_FAILED", "idType"},
+			{"id type not in list", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["id_type"] = "SSN" }), nil, "", 422, "VALIDATION_FAILED", "id_type"},
+			{"camelCase id type not in list", "PUT", "/api/v1/buyers/" + id, with(func(b map[string]any) { delete(b, "id_type"); b["idType"] = "SSN" }), nil, "", 422, "VALIDATION_FAILED", "idType"},
+			{"id value too long", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["id_value"] = strings.Repeat("1", 51) }), nil, "", 422, "VALIDATION_FAILED", "id_value"},
+			{"seller's id type not in list", "POST", "/api/v1/on-behalf-sellers", with(func(b map[string]any) { b["id_type"] = "SSN" }), nil, "", 422, "VALIDATION_FAILED", "id_type"},
+			{"duplicate key", "POST", "/api/v1/buyers", `{"name": "A", "tin": "C2584563200", "name": "B"}`, nil, "", 400, "MALFORMED_JSON", "name"},
+			{"duplicate nested key", "PUT", "/api/v1/buyers/" + id, `{"name": "A", "address": {"city": "X", "state": "14", "city": "Y"}}`, nil, "", 400, "MALFORMED_JSON", "address.city"},
+			{"duplicate key, escaped", "POST", "/api/v1/buyers", `{"tin": "C2584563200", "t\u0069n": "C1234567890"}`, nil, "", 400, "MALFORMED_JSON", "tin"},
+			{"lone surrogate", "POST", "/api/v1/buyers", `{"name": "Hebat \ud800 Group"}`, nil, "", 400, "MALFORMED_JSON", "name"},
+			{"lone low surrogate in a nested value", "PUT", "/api/v1/buyers/" + id, `{"name": "x", "contact": {"name": "\udc00"}}`, nil, "", 400, "MALFORMED_JSON", "contact.name"},
+			{"lone surrogate in a key", "POST", "/api/v1/buyers", `{"name": "x", "n\ud800": "y"}`, nil, "", 400, "MALFORMED_JSON", `n\ud800`},
+			{"gzip body", "POST", "/api/v1/buyers", gzipped(t, validBuyer("Zipped")), []string{"Content-Encoding", "gzip"}, "", 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+			{"plain body said gzip", "PUT", "/api/v1/buyers/" + id, validBuyer("Said zipped"), []string{"Content-Encoding", "gzip"}, "", 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+			{"two Authorization headers", "GET", "/api/v1/buyers", nil, []string{"Authorization", "Bearer " + svc.DemoKey, "Authorization", "Bearer " + svc.DemoKey}, "", 401, "UNAUTHORIZED", ""},
+			{"headers over 64 KiB", "GET", "/api/v1/buyers", nil, []string{"X-Padding", strings.Repeat("p", 64<<10)}, "", 431, "REQUEST_HEADER_FIELDS_TOO_LARGE", ""},
+			{"dot-dot path", "POST", "/api/v1/invoices/../buyers", validBuyer("Dotted"), nil, "", 404, "NOT_FOUND", ""},
+			{"double slash", "POST", "//api/v1/buyers", validBuyer("Slashed"), nil, "", 404, "NOT_FOUND", ""},
 			{"301-character name", "POST", "/api/v1/buyers", with(func(b map[string]any) { b["name"] = strings.Repeat("n", 301) }), nil, "", 422, "VALIDATION_FAILED", "name"},
 			{"missing required", "POST", "/api/v1/buyers", map[string]any{"name": "Only a name"}, nil, "", 422, "VALIDATION_FAILED", "tin"},
 			{"invalid UTF-8", "POST", "/api/v1/buyers", []byte("{\"name\":\"\xff\xfe\"}"), nil, "", 400, "MALFORMED_JSON", ""},
@@ -217,6 +234,9 @@ func TestBadInput(t *testing.T) {
 						t.Errorf("errors = %v, want the field %q named", r.fieldErrors(), tc.field)
 					}
 				}
+				if tc.status == 415 && r.Header.Get("Accept-Encoding") != "identity" {
+					t.Errorf("a 415 without Accept-Encoding: identity: %v", r.Header)
+				}
 				if tc.status == 401 && r.Header.Get("X-RateLimit-Limit") != "" {
 					t.Errorf("a 401 carries rate-limit headers of no key")
 				}
@@ -229,6 +249,24 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("bad requests changed the profile")
 		}
 	})
+}
+
+// gzipped is v as JSON, gzip-compressed.
+func gzipped(t *testing.T, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // TestProfile covers PUT semantics and write-only secrets.

@@ -243,6 +243,10 @@ func TestDocumentBadInput(t *testing.T) {
 				lineOf(d)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "01", "taxRate": 6}, map[string]any{"taxType": "02", "taxRate": 8},
 					map[string]any{"taxType": "01", "taxRate": 10}}
 			}), 422, "VALIDATION_FAILED", "invoiceLines.0.invoiceLineTaxes.2.taxType"},
+			{"buyerId twice", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceSerialNumber": "X-2", "buyerId": "` + foreignBuyer + `"}`, 400, "MALFORMED_JSON", "buyerId"},
+			{"a line's key twice", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceLines": [{"unitCode": "H87"},
+				{"unitCode": "H87", "invoiceLineTaxes": [{"taxType": "01", "taxRate": 6, "taxRate": 0}]}]}`, 400, "MALFORMED_JSON", "invoiceLines.1.invoiceLineTaxes.0.taxRate"},
+			{"lone surrogate in a line", "/api/v1/invoices", `{"buyerId": "` + f.buyerID + `", "invoiceLines": [{"productDescription": "USB \ud83d cable"}]}`, 400, "MALFORMED_JSON", "invoiceLines.0.productDescription"},
 		}
 		before := c.do("GET", "/api/v1/invoices", nil).Raw
 		for _, tc := range cases {

@@ -189,6 +189,8 @@ func (r *response) fieldErrors() map[string]any {
 }
 
 // do sends a request; body is JSON-encoded unless it is a string or []byte.
+// headers are name, value pairs that replace the client's (an empty value
+// removes the header); a name given twice is sent twice.
 // A 5xx answer fails the test.
 func (c *client) do(method, path string, body any, headers ...string) *response {
 	c.t.Helper()
@@ -226,12 +228,17 @@ func (c *client) send(method, path string, body any, headers ...string) *respons
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
+	given := map[string]bool{}
 	for i := 0; i+1 < len(headers); i += 2 {
-		if headers[i+1] == "" {
-			req.Header.Del(headers[i])
-		} else {
-			req.Header.Set(headers[i], headers[i+1])
+		switch name := http.CanonicalHeaderKey(headers[i]); {
+		case headers[i+1] == "":
+			req.Header.Del(name)
+		case given[name]: // a header named again is sent twice
+			req.Header.Add(name, headers[i+1])
+		default:
+			req.Header.Set(name, headers[i+1])
 		}
+		given[http.CanonicalHeaderKey(headers[i])] = true
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

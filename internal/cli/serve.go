@@ -89,7 +89,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		defer stopPprof()
 	}
 
-	if err := runServer(ctx, srv, ln, cfg.ShutdownTimeout, func() {
+	// Oversized headers answer our JSON error, even those net/http refuses
+	// before the handler runs.
+	if err := runServer(ctx, srv, httpapi.Listener(ln), cfg.ShutdownTimeout, func() {
 		logger.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout)
 	}); err != nil {
 		return err
@@ -101,7 +103,8 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	return nil
 }
 
-// newHTTPServer is the http.Server of a command, with its timeouts.
+// newHTTPServer is the http.Server of a command, with its timeouts and the
+// header limit of the API (httpapi.MaxHeaderBytes).
 func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
@@ -109,7 +112,7 @@ func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logge
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}

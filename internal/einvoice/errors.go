@@ -30,6 +30,7 @@ const (
 	CodeCancelWindowClosed   Code = "CANCEL_WINDOW_CLOSED"
 	CodePayloadTooLarge      Code = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMedia     Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge      Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	CodeValidationFailed     Code = "VALIDATION_FAILED"
 	CodeDocumentNotReady     Code = "DOCUMENT_NOT_READY"
 	CodeAuthorityRejected    Code = "AUTHORITY_REJECTED"

@@ -2,7 +2,9 @@ package einvoice
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,11 +143,32 @@ func ValidateDocument(in ValidationInput) []Problem {
 	if !d.AutoCalculate {
 		(&amountChecker{v: v}).check(d)
 	}
+	v.storeRules(d, info)
 	if in.UBLSize > MaxUBLBytes {
 		v.add("UBL_TOO_LARGE", "invoiceLines", fmt.Sprintf("the document would be %d KB as UBL, over the authority's 300 KB: split it into several documents", (in.UBLSize+1023)/1024))
 	}
 	sort.SliceStable(v.problems, func(i, j int) bool { return lessPath(v.problems[i].Field, v.problems[j].Field) })
 	return v.problems
+}
+
+// storeRules reports what a create or update of d would refuse now (the
+// input rules and the limits of its stored amounts, as PrepareDocument
+// applies them): a draft stored before a rule existed (a negative discount,
+// a tax type twice on a line) must not reach the authority either. A field
+// that the authority's rules above already named is not named again.
+func (v *validation) storeRules(d *Document, info KindInfo) {
+	f := ValidateDocumentInput(d, info)
+	for path, msgs := range CheckAmountLimits(d) {
+		f[path] = append(f[path], msgs...)
+	}
+	for _, p := range v.problems {
+		delete(f, p.Field)
+	}
+	for _, path := range slices.Sorted(maps.Keys(f)) {
+		for _, msg := range f[path] {
+			v.add("INPUT_RULE", path, msg)
+		}
+	}
 }
 
 // lessPath orders field paths part by part, indexes by number:

@@ -281,6 +281,14 @@ func vtRuleCases() []vtCase {
 		{"profile: consolidated invoice", KindConsolidatedInvoice, func(in *ValidationInput) { in.Tenant.Profile.TIN = "" },
 			vtOne("PROFILE_INCOMPLETE", "supplier.tin")},
 
+		// The rules of create, for a draft stored before one of them existed.
+		{"stored before the rule: negative discount", "", func(in *ValidationInput) { in.Doc.InvoiceDiscount = vtA("-5.00") },
+			vtOne("INPUT_RULE", "invoiceDiscountAmount")},
+		{"stored before the rule: a tax type twice on a line", "", func(in *ValidationInput) {
+			l := &in.Doc.Lines[0]
+			l.Taxes = append(l.Taxes, l.Taxes[0])
+		}, vtOne("INPUT_RULE", "invoiceLines.0.invoiceLineTaxes.1.taxType")},
+
 		// Special TINs: where each may appear.
 		{"special TIN: tenant EI00000000010", "", func(in *ValidationInput) { in.Tenant.Profile.TIN = TINGeneralPublic },
 			vtOne("SPECIAL_TIN_MISUSED", "supplier.tin")},

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,16 +27,29 @@ const (
 	maxBulkBody = 10 << 20 // 10 MiB, bulk submit
 )
 
-// decode reads a JSON object body into dst strictly: a JSON content type, at
-// most limit bytes, valid UTF-8 and JSON, the right JSON type for every
-// field (400 MALFORMED_JSON naming the field), and no unknown field (422
-// naming it). Fields that only responses carry are declared on dst's type by
-// a blank field tagged `ignore:"a,b"` and accepted without effect.
+// echoed is implemented by a request type that takes back what a GET of its
+// resource answers (DECISIONS 1 and 12): echo returns a value of the
+// response type. A key the response has and the request has not, at any
+// depth, is accepted and ignored; so no list of response-only fields is kept
+// by hand, and a field added to a response is accepted back at once.
+type echoed interface{ echo() any }
+
+// decode reads a JSON object body into dst strictly: a JSON content type
+// and no content coding (415), at most limit bytes (413), valid UTF-8 and
+// JSON, no key twice in one object and no lone surrogate escape, the right
+// JSON type for every field (400 MALFORMED_JSON naming the field), and no
+// unknown field (422 naming it). The fields of the response of dst's
+// resource (see echoed), and names listed on dst's type by a blank field
+// tagged `ignore:"a,b"`, are accepted without effect.
 func decode(r *http.Request, limit int64, dst any) error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return einvoice.Errorf(einvoice.CodeUnsupportedMedia, "Send the body as JSON with Content-Type: application/json (got %q).", ct)
+	}
+	if coding := contentCoding(r.Header); coding != "" {
+		return einvoice.Errorf(einvoice.CodeUnsupportedMedia,
+			"Send the body without a content coding: Content-Encoding identity (or none) is accepted, %q is not.", coding)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	var tooBig *http.MaxBytesError
@@ -60,8 +74,16 @@ func decode(r *http.Request, limit int64, dst any) error {
 	if _, isObject := v.(map[string]any); !isObject {
 		return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body must be a JSON object.")
 	}
+	if f := scanRaw(body); len(f) > 0 {
+		return &einvoice.Error{Code: einvoice.CodeMalformedJSON, Fields: f,
+			Message: "The body can be read more than one way: a key is given twice in one object, or a string holds a lone surrogate escape (see errors)."}
+	}
+	var resp reflect.Type
+	if e, ok := dst.(echoed); ok {
+		resp = reflect.TypeOf(e.echo())
+	}
 	shape := shapeErrors{types: einvoice.FieldErrors{}, invalid: einvoice.FieldErrors{}}
-	shape.walk(v, reflect.TypeOf(dst), "")
+	shape.walk(v, reflect.TypeOf(dst), resp, "")
 	if len(shape.types) > 0 {
 		return &einvoice.Error{Code: einvoice.CodeMalformedJSON, Message: "A field has the wrong JSON type.", Fields: shape.types}
 	}
@@ -78,6 +100,21 @@ func decode(r *http.Request, limit int64, dst any) error {
 			Fields: einvoice.FieldErrors{"": {err.Error()}}}
 	}
 	return nil
+}
+
+// contentCoding returns the first content coding of the request other than
+// identity (at most 64 bytes of it), or "" when there is none: the service
+// reads bodies as they are sent, never decompressed.
+func contentCoding(h http.Header) string {
+	for _, v := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			c = strings.TrimSpace(c)
+			if c != "" && !strings.EqualFold(c, "identity") {
+				return c[:min(len(c), 64)]
+			}
+		}
+	}
+	return ""
 }
 
 func malformed(err error) error {
@@ -106,6 +143,7 @@ type jsonChecker interface {
 
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	marshalerType   = reflect.TypeFor[json.Marshaler]()
 	checkerType     = reflect.TypeFor[jsonChecker]()
 	timeType        = reflect.TypeFor[time.Time]()
 )
@@ -117,13 +155,18 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-// walk checks v (decoded with UseNumber) against t.
-func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
+// walk checks v (decoded with UseNumber) against t. resp is the type of the
+// same value in the resource's response, or nil: a key of an object that
+// only the response has is ignored.
+func (s *shapeErrors) walk(v any, t, resp reflect.Type, path string) {
 	if v == nil { // null is "absent" for every field
 		return
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	for resp != nil && resp.Kind() == reflect.Pointer {
+		resp = resp.Elem()
 	}
 	switch {
 	case t == timeType:
@@ -151,13 +194,16 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 			s.types.Add(path, "must be an object")
 			return
 		}
-		fields := fieldsOf(t)
+		fields, echo := fieldsOf(t), echoFieldsOf(resp)
 		for key, val := range obj {
 			f, known := fields.byName[key]
 			switch {
 			case known:
-				s.walk(val, f, join(path, key))
+				s.walk(val, f, echo.byName[key], join(path, key))
 			case fields.ignored[key]:
+			case echo.byName[key] != nil:
+				// A field only the response carries: what a GET returns, a
+				// PUT takes back.
 			case len(s.invalid) >= maxFieldErrors:
 				// Enough to act on: a body of thousands of unknown fields
 				// must not make an answer larger than itself.
@@ -172,7 +218,7 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 			return
 		}
 		for i, el := range arr {
-			s.walk(el, t.Elem(), join(path, strconv.Itoa(i)))
+			s.walk(el, t.Elem(), elemOf(resp, reflect.Slice, reflect.Array), join(path, strconv.Itoa(i)))
 		}
 	case reflect.Map:
 		obj, ok := v.(map[string]any)
@@ -181,7 +227,7 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 			return
 		}
 		for key, val := range obj {
-			s.walk(val, t.Elem(), join(path, key))
+			s.walk(val, t.Elem(), elemOf(resp, reflect.Map), join(path, key))
 		}
 	case reflect.String:
 		if str, ok := v.(string); !ok {
@@ -205,25 +251,48 @@ func (s *shapeErrors) walk(v any, t reflect.Type, path string) {
 	}
 }
 
-// structFields is the JSON view of a request struct.
+// structFields is the JSON view of a struct type: its fields by JSON name,
+// as encoding/json sees them (embedded structs promoted, a shallower field
+// winning), and, on request types, the names tagged to be ignored.
 type structFields struct {
 	byName  map[string]reflect.Type
+	depth   map[string]int
 	ignored map[string]bool
 }
 
-var fieldCache sync.Map // reflect.Type -> *structFields
+var (
+	fieldCache sync.Map // reflect.Type -> *structFields
+	noFields   = &structFields{}
+)
 
 func fieldsOf(t reflect.Type) *structFields {
 	if f, ok := fieldCache.Load(t); ok {
 		return f.(*structFields)
 	}
-	f := &structFields{byName: map[string]reflect.Type{}, ignored: map[string]bool{}}
-	collectFields(t, f)
+	f := &structFields{byName: map[string]reflect.Type{}, depth: map[string]int{}, ignored: map[string]bool{}}
+	collectFields(t, f, 0)
 	fieldCache.Store(t, f)
 	return f
 }
 
-func collectFields(t reflect.Type, f *structFields) {
+// echoFieldsOf is fieldsOf a response type, or no fields when resp is nil
+// or not a struct that encoding/json renders field by field.
+func echoFieldsOf(resp reflect.Type) *structFields {
+	if resp == nil || resp.Kind() != reflect.Struct || resp.Implements(marshalerType) || reflect.PointerTo(resp).Implements(marshalerType) {
+		return noFields
+	}
+	return fieldsOf(resp)
+}
+
+// elemOf is the element type of resp when it is of one of kinds, else nil.
+func elemOf(resp reflect.Type, kinds ...reflect.Kind) reflect.Type {
+	if resp != nil && slices.Contains(kinds, resp.Kind()) {
+		return resp.Elem()
+	}
+	return nil
+}
+
+func collectFields(t reflect.Type, f *structFields, depth int) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if names, ok := sf.Tag.Lookup("ignore"); ok {
@@ -232,21 +301,26 @@ func collectFields(t reflect.Type, f *structFields) {
 			}
 			continue
 		}
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
-			collectFields(sf.Type, f)
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "-" {
+		if sf.Anonymous && name == "" {
+			et := sf.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				collectFields(et, f, depth+1)
+				continue
+			}
+		}
+		if !sf.IsExported() || name == "-" {
 			continue
 		}
 		if name == "" {
 			name = sf.Name
 		}
-		f.byName[name] = sf.Type
+		if d, seen := f.depth[name]; !seen || depth < d {
+			f.byName[name], f.depth[name] = sf.Type, depth
+		}
 	}
 }
 

@@ -7,14 +7,18 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// documentRequest is the body of a document create or PUT. Fields that
-// only responses carry are accepted and ignored (the Document's own
-// response fields — id, type, typeCode, status, timestamps, and with
-// autoCalculate the amounts — are overwritten by the service).
+// documentRequest is the body of a document create or PUT. What a GET
+// answers is accepted back (echo): history is ignored, and the Document's
+// own response fields (id, type, typeCode, status, timestamps, the
+// authority's record, frozen parties, and with autoCalculate the amounts)
+// are overwritten by the service. The status answer's submission is
+// ignored too.
 type documentRequest struct {
-	_ struct{} `ignore:"history,submission"`
+	_ struct{} `ignore:"submission"`
 	einvoice.Document
 }
+
+func (documentRequest) echo() any { return documentJSON{} }
 
 // documentJSON is a document in responses: the document and its history.
 type documentJSON struct {

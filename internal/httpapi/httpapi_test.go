@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -104,22 +106,40 @@ func TestNegotiate(t *testing.T) {
 }
 
 // FuzzDecode: no body, however malformed, panics the decoder, and every
-// refusal is an *einvoice.Error with a code the status table knows.
+// refusal is an *einvoice.Error with a code the status table knows. A body
+// it accepts is valid JSON that reads one way only: no key twice in an
+// object and no string that decoding changed (a lone surrogate becomes
+// U+FFFD), both judged by a reference built on json.Decoder.Token; and it
+// decodes to the same values as a plain json.Unmarshal.
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"name":"x","is_draft":true,"address":{"state":"14"}}`, `{"address":[]}`, `[]`, `{`, `"s"`, `{"id_type":null}`,
 		`{"contact":{"phone":1e400}}`, "{\"name\":\"\xff\"}", `{"a":{"b":{"c":[1,2,{}]}}}`, `{"name":"x"}{}`,
+		`{"name":"a","name":"b"}`, `{"address":{"city":"a","c\u0069ty":"b"}}`, `{"invoiceLines":[{},{"unitCode":"a","unitCode":"a"}]}`,
+		`{"id_type":"BRN","idType":"BRN"}`, `{"name":"\ud800"}`, `{"name":"\udc00\ud800"}`, `{"n\ud800":1}`,
+		`{"name":"\ud83d\ude00"}`, `{"name":"\\ud800"}`, `{"name":"\ufffd"}`, "{\"name\":\"\uFFFD\"}",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, dst := range []any{&partyRequest{}, &sellerRequest{}, &profileRequest{}} {
+		for _, newDst := range []func() any{
+			func() any { return &partyRequest{} }, func() any { return &sellerRequest{} },
+			func() any { return &profileRequest{} }, func() any { return &documentRequest{} },
+		} {
+			dst := newDst()
 			r := httptest.NewRequest("POST", "/x", bytes.NewReader(body))
 			r.Header.Set("Content-Type", "application/json")
 			err := decode(r, maxBody, dst)
 			if err == nil {
 				if !json.Valid(body) {
 					t.Fatalf("decode accepted invalid JSON %q", body)
+				}
+				if why := ambiguous(body); why != "" {
+					t.Fatalf("decode accepted %q: %s", body, why)
+				}
+				plain := newDst()
+				if err := json.Unmarshal(body, plain); err != nil || !reflect.DeepEqual(dst, plain) {
+					t.Fatalf("decode(%q) = %+v, json.Unmarshal = %+v, %v", body, dst, plain, err)
 				}
 				continue
 			}
@@ -129,4 +149,51 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ambiguous tells why body, valid JSON, reads more than one way: a key
+// twice in one object, or a string with a U+FFFD that the body spells
+// neither as such nor as \ufffd (decoding replaced something). It is the
+// fuzzer's reference, written apart from scanRaw.
+func ambiguous(body []byte) string {
+	type level struct {
+		object, wantKey bool
+		keys            map[string]bool
+	}
+	var stack []*level
+	spelled := bytes.ContainsRune(body, '\uFFFD') || bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tk := tok.(type) {
+		case json.Delim:
+			if tk == '{' || tk == '[' {
+				stack = append(stack, &level{object: tk == '{', wantKey: tk == '{', keys: map[string]bool{}})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case string:
+			if strings.ContainsRune(tk, '\uFFFD') && !spelled {
+				return fmt.Sprintf("the string %q was changed by decoding", tk)
+			}
+			if top != nil && top.wantKey {
+				if top.keys[tk] {
+					return fmt.Sprintf("the key %q is given twice", tk)
+				}
+				top.keys[tk], top.wantKey = true, false
+				continue
+			}
+		}
+		// A value ended: the next string of an object is a key.
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -21,25 +22,28 @@ import (
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-// ServeHTTP gives every request an id, recovers panics, answers unknown
-// routes and methods in our JSON shape, and records logs and metrics.
+// redirectType is the type of the handler with which ServeMux answers a
+// path it would clean (//x, /a/../b) or a subtree without its slash.
+var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusTemporaryRedirect))
+
+// ServeHTTP gives every request an id, refuses oversized headers (431),
+// recovers panics, answers unknown routes and methods in our JSON shape
+// (never a redirect: a path is matched as sent), and records logs and
+// metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := r.Header.Get("X-Request-Id")
 	if !saneRequestID.MatchString(id) {
 		id = uuid.NewString()
 	}
-	h := w.Header()
-	h.Set("X-Request-Id", id)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
+	setCommonHeaders(w.Header(), id)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 	rec := &statusRecorder{ResponseWriter: w}
 
 	handler, pattern := s.mux.Handler(r)
+	redirect := reflect.TypeOf(handler) == redirectType
 	route := pattern
-	if route == "" {
+	if route == "" || redirect {
 		route = "unmatched"
 	}
 	defer func() {
@@ -57,30 +61,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logger.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", route,
 			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000, "bytes", rec.bytes)
 	}()
-	if pattern == "" {
+	switch {
+	case headerSize(r) > MaxHeaderBytes:
+		writeError(rec, r, s.logger, headersTooLarge())
+	case redirect:
+		writeError(rec, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound,
+			"No route for %s %s: paths are matched as sent, never cleaned or redirected (no empty, . or .. segment).", r.Method, r.URL.Path))
+	case pattern == "":
 		s.unmatched(rec, r, handler)
-		return
+	default:
+		s.mux.ServeHTTP(rec, r)
 	}
-	s.mux.ServeHTTP(rec, r)
 }
 
 // unmatched answers a request no route pattern matched: the mux's own
-// answer tells a wrong method (405, with Allow) or a redirect to the clean
-// path from an unknown path (404).
+// answer tells a wrong method (405, with Allow) from an unknown path (404).
 func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	probe := &probeWriter{header: http.Header{}}
 	h.ServeHTTP(probe, r)
-	switch {
-	case probe.status == http.StatusMethodNotAllowed:
+	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
 		writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
 			"%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, probe.header.Get("Allow")))
-	case probe.status >= 300 && probe.status < 400 && probe.header.Get("Location") != "":
-		w.Header().Set("Location", probe.header.Get("Location"))
-		w.WriteHeader(probe.status)
-	default:
-		writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
+		return
 	}
+	writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
 }
 
 // probeWriter records what the mux's fallback handler would answer.
@@ -126,11 +131,15 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // authorize runs an API handler after checking, in order: that the client
-// accepts JSON, the key (401), the key's rate limit (429), and its
+// accepts JSON, the key (401; two Authorization headers are a 401 too: no
+// guess at which one counts), the key's rate limit (429), and its
 // permission (403).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bool, offers []string, h apiFunc) error {
 	if negotiate(r.Header.Get("Accept"), offers) == "" {
 		return einvoice.Errorf(einvoice.CodeNotAcceptable, "This endpoint answers %s only.", strings.Join(offers, " or "))
+	}
+	if len(r.Header.Values("Authorization")) > 1 {
+		return einvoice.Errorf(einvoice.CodeUnauthorized, "Unauthenticated.")
 	}
 	k, err := s.svc.Authenticate(r.Context(), r.Header.Get("Authorization"))
 	if err != nil {

@@ -8,9 +8,10 @@ import (
 
 // partyRequest is the body of POST and PUT of buyers. The spec's snake_case
 // names (id_type, id_value, is_draft) and their camelCase twins are both
-// accepted; both with different values is a 422.
+// accepted; both with different values is a 422. What a GET answers is
+// accepted back (echo), and the spec's output name is_ready too.
 type partyRequest struct {
-	_ struct{} `ignore:"id,isReady,is_ready,readinessErrors,createdAt,updatedAt"`
+	_ struct{} `ignore:"is_ready"`
 
 	Name                  string           `json:"name"`
 	TIN                   string           `json:"tin"`
@@ -33,6 +34,9 @@ type sellerRequest struct {
 	TourismTaxRegistrationNumber string `json:"tourismTaxRegistrationNumber"`
 }
 
+func (partyRequest) echo() any  { return partyJSON{} }
+func (sellerRequest) echo() any { return sellerJSON{} }
+
 // twin returns the value of a field sent under its camelCase or snake_case
 // name, and records a conflict when both came with different values.
 func twin[T comparable](f einvoice.FieldErrors, camel, snake *T, camelName, snakeName string) T {
@@ -49,6 +53,25 @@ func twin[T comparable](f einvoice.FieldErrors, camel, snake *T, camelName, snak
 	return zero
 }
 
+// spelling maps a field's name in the domain's errors to the name the
+// client sent it under, for the twins sent under their snake_case name only.
+func (req *partyRequest) spelling() wireNames {
+	n := wireNames{}
+	for _, t := range []struct {
+		camel, snake bool
+		name, sent   string
+	}{
+		{req.IDType != nil, req.IDTypeSnake != nil, "idType", "id_type"},
+		{req.IDValue != nil, req.IDValueSnake != nil, "idValue", "id_value"},
+		{req.IsDraft != nil, req.IsDraftSnake != nil, "isDraft", "is_draft"},
+	} {
+		if t.snake && !t.camel {
+			n[t.name] = t.sent
+		}
+	}
+	return n
+}
+
 func (req *partyRequest) party(f einvoice.FieldErrors) *einvoice.Party {
 	return &einvoice.Party{
 		Name:                  req.Name,
@@ -62,26 +85,28 @@ func (req *partyRequest) party(f einvoice.FieldErrors) *einvoice.Party {
 	}
 }
 
-// decodeParty reads a buyer or seller body.
-func decodeParty(r *http.Request, kind einvoice.PartyKind) (*einvoice.Party, error) {
+// decodeParty reads a buyer or seller body. The names returned rename the
+// fields of the service's errors to those the client sent.
+func decodeParty(r *http.Request, kind einvoice.PartyKind) (*einvoice.Party, wireNames, error) {
 	f := einvoice.FieldErrors{}
 	var p *einvoice.Party
+	var names wireNames
 	if kind == einvoice.KindSeller {
 		var req sellerRequest
 		if err := decode(r, maxBody, &req); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		p = req.party(f)
+		p, names = req.party(f), req.spelling()
 		p.MSICCode, p.BusinessActivityDescription, p.TourismTaxRegistrationNumber =
 			req.MSICCode, req.BusinessActivityDescription, req.TourismTaxRegistrationNumber
 	} else {
 		var req partyRequest
 		if err := decode(r, maxBody, &req); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		p = req.party(f)
+		p, names = req.party(f), req.spelling()
 	}
-	return p, f.Err()
+	return p, names, f.Err()
 }
 
 // partyJSON is a buyer in responses; sellerJSON adds the seller's fields.
@@ -132,12 +157,12 @@ func (s *Server) listParties(kind einvoice.PartyKind) apiFunc {
 
 func (s *Server) createParty(kind einvoice.PartyKind) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-		p, err := decodeParty(r, kind)
+		p, names, err := decodeParty(r, kind)
 		if err != nil {
 			return err
 		}
 		if p, err = s.svc.CreateParty(r.Context(), k.TenantID, kind, p); err != nil {
-			return err
+			return names.rename(err)
 		}
 		ok(w, http.StatusCreated, renderParty(p))
 		return nil
@@ -163,12 +188,12 @@ func (s *Server) updateParty(kind einvoice.PartyKind) apiFunc {
 		if err != nil {
 			return err
 		}
-		p, err := decodeParty(r, kind)
+		p, names, err := decodeParty(r, kind)
 		if err != nil {
 			return err
 		}
 		if p, err = s.svc.UpdateParty(r.Context(), old, p); err != nil {
-			return err
+			return names.rename(err)
 		}
 		ok(w, http.StatusOK, renderParty(p))
 		return nil

@@ -9,17 +9,17 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// profileRequest is the body of PUT /profile.
+// profileRequest is the body of PUT /profile; what GET /profile answers is
+// accepted back (echo).
 type profileRequest struct {
-	_ struct{} `ignore:"id,isReady,readinessErrors,createdAt,updatedAt"`
 	einvoice.Profile
 	Authority *authorityRequest `json:"authority"`
 }
 
+func (profileRequest) echo() any { return profileJSON{} }
+
 // authorityRequest holds the tax-authority settings; secrets are write-only.
 type authorityRequest struct {
-	_ struct{} `ignore:"hasClientSecret,hasSigningCertificate,hasPkcs12"`
-
 	Environment    string `json:"environment"`
 	Mode           string `json:"mode"`
 	OnBehalfOf     string `json:"onBehalfOf"`

@@ -29,6 +29,7 @@ var statusOf = map[einvoice.Code]int{
 	einvoice.CodeCancelWindowClosed:   http.StatusConflict,
 	einvoice.CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	einvoice.CodeUnsupportedMedia:     http.StatusUnsupportedMediaType,
+	einvoice.CodeHeadersTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
 	einvoice.CodeValidationFailed:     http.StatusUnprocessableEntity,
 	einvoice.CodeDocumentNotReady:     http.StatusUnprocessableEntity,
 	einvoice.CodeAuthorityRejected:    http.StatusUnprocessableEntity,
@@ -117,6 +118,10 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	msg := e.Message
 	if msg == "" {
 		msg = http.StatusText(statusOf[e.Code]) + "."
+	}
+	if e.Code == einvoice.CodeUnsupportedMedia {
+		// RFC 9110 15.5.16: say which content codings a body may have.
+		w.Header().Set("Accept-Encoding", "identity")
 	}
 	body := errorBody{Message: msg, ErrorCode: e.Code}
 	switch {

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// MaxHeaderBytes is the most a request's request line and header fields
+// may hold together; more is a 431 REQUEST_HEADER_FIELDS_TOO_LARGE.
+// http.Server.MaxHeaderBytes is set to it: net/http reads a little more
+// (its read buffer), so the handler answers requests just over the limit,
+// and net/http itself those far over it, rewritten by Listener.
+const MaxHeaderBytes = 64 << 10
+
+// headersTooLarge is the error of a request over MaxHeaderBytes.
+func headersTooLarge() *einvoice.Error {
+	return einvoice.Errorf(einvoice.CodeHeadersTooLarge,
+		"The request line and header fields are larger than %d bytes (64 KiB) together.", MaxHeaderBytes)
+}
+
+// headerSize is the size of r's request line and header fields as sent
+// (give or take the spaces around values, which net/http trims).
+func headerSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2 + len("Host: \r\n") + len(r.Host) + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n
+}
+
+// setCommonHeaders sets the headers every answer carries.
+func setCommonHeaders(h http.Header, requestID string) {
+	h.Set("X-Request-Id", requestID)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// goHeadersTooLarge is what net/http writes itself, before any handler
+// runs, to a request whose header is over http.Server.MaxHeaderBytes (plus
+// its read buffer): net/http/server.go, errTooLarge. It is written in one
+// Write on the connection, then the connection is closed.
+const goHeadersTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\n" +
+	"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n" +
+	"431 Request Header Fields Too Large"
+
+// Listener returns ln with connections on which net/http's own plain-text
+// 431 (see goHeadersTooLarge) becomes our JSON error, with the headers every
+// answer carries. Only a Write of exactly those bytes is rewritten: an
+// answer of a handler is never a lone write of them (net/http frames it with
+// its own headers).
+func Listener(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Conn: c}, nil
+}
+
+// conn rewrites net/http's plain-text 431.
+type conn struct{ net.Conn }
+
+func (c *conn) Write(p []byte) (int, error) {
+	if string(p) != goHeadersTooLarge {
+		return c.Conn.Write(p)
+	}
+	if _, err := c.Conn.Write(headersTooLargeAnswer()); err != nil {
+		return 0, fmt.Errorf("write the 431 answer: %w", err)
+	}
+	return len(p), nil
+}
+
+// CloseWrite half-closes the connection as the one it wraps does: net/http
+// does so after its 431, so that the client reads the answer before the
+// connection goes.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// headersTooLargeAnswer is the whole HTTP/1.1 answer of headersTooLarge,
+// as writeError would write it.
+func headersTooLargeAnswer() []byte {
+	e := headersTooLarge()
+	body, _ := json.Marshal(errorBody{Message: e.Message, ErrorCode: e.Code}) // our own type: cannot fail
+	body = append(body, '\n')
+	h := http.Header{}
+	setCommonHeaders(h, uuid.NewString())
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Connection", "close")
+	var b bytes.Buffer
+	status := statusOf[e.Code]
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+	_ = h.Write(&b) // a bytes.Buffer does not fail
+	b.WriteString("\r\n")
+	b.Write(body)
+	return b.Bytes()
+}

@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// wantJSONError checks an answer is our error body with code.
+func wantJSONError(t *testing.T, what string, status int, h http.Header, body []byte, code einvoice.Code) {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(body, &e); err != nil || status != statusOf[code] || e.ErrorCode != code || e.Message == "" ||
+		h.Get("Content-Type") != "application/json" || h.Get("X-Request-Id") == "" || h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("%s: %d %v %s, want our %s", what, status, h, body, code)
+	}
+}
+
+// TestListener: behind Listener, net/http's own 431 (a header far over
+// http.Server.MaxHeaderBytes) is our JSON error, and nothing else changes,
+// not even a handler's answer that holds net/http's text.
+func TestListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{MaxHeaderBytes: MaxHeaderBytes, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, goHeadersTooLarge)
+	})}
+	go func() { _ = srv.Serve(Listener(ln)) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	addr := ln.Addr().String()
+
+	get := func(header string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
+		if header != "" {
+			req.Header.Set("X-Big", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	// Sizes a socket's buffers take whole: the client has sent all before
+	// the server, having read its fill, answers and closes.
+	for _, n := range []int{MaxHeaderBytes + 8<<10, 200 << 10} {
+		resp, body := get(strings.Repeat("b", n))
+		wantJSONError(t, fmt.Sprintf("%d bytes of header", n), resp.StatusCode, resp.Header, body, einvoice.CodeHeadersTooLarge)
+		if !resp.Close || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%d bytes of header: %v", n, resp.Header)
+		}
+	}
+	if resp, body := get(""); resp.StatusCode != 200 || string(body) != goHeadersTooLarge {
+		t.Errorf("a handler's answer: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestServeHTTPEdges: the handler's own checks before routing: headers
+// over MaxHeaderBytes (431), and paths the mux would clean or complete,
+// which get a JSON 404 instead of its redirect.
+func TestServeHTTPEdges(t *testing.T) {
+	s := New(Options{Service: &einvoice.Service{}, Sandbox: http.NotFoundHandler()})
+	serve := func(r *http.Request) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	big := httptest.NewRequest("GET", "/healthz", nil)
+	big.Header.Set("X-Big", strings.Repeat("b", MaxHeaderBytes))
+	w := serve(big)
+	wantJSONError(t, "a 64 KiB header", w.Code, w.Header(), w.Body.Bytes(), einvoice.CodeHeadersTooLarge)
+
+	small := httptest.NewRequest("GET", "/healthz", nil)
+	small.Header.Set("X-Big", strings.Repeat("b", MaxHeaderBytes-1024))
+	if w := serve(small); w.Code != 200 {
+		t.Errorf("63 KiB of header: %d %s", w.Code, w.Body)
+	}
+
+	for _, c := range []struct{ method, path string }{
+		{"POST", "/api/v1/invoices/../buyers"}, {"POST", "//api/v1/buyers"}, {"GET", "/api/v1/./profile"},
+		{"GET", "/healthz/"}, {"GET", "/sandbox"}, {"GET", "/docs/.."}, {"DELETE", "/api/v1//buyers/x"},
+	} {
+		r := httptest.NewRequest(c.method, "/", nil)
+		r.URL.Path, r.RequestURI = c.path, c.path
+		w := serve(r)
+		wantJSONError(t, c.method+" "+c.path, w.Code, w.Header(), w.Body.Bytes(), einvoice.CodeNotFound)
+		if loc := w.Header().Get("Location"); loc != "" {
+			t.Errorf("%s %s: Location %q", c.method, c.path, loc)
+		}
+	}
+}
