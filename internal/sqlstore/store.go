@@ -122,9 +122,12 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 // on lock upgrade.
 func sqliteDSN(path string, writer bool) string {
 	q := url.Values{}
+	// The busy timeout first: the pragmas run in order, and turning a new
+	// file to WAL takes a lock that another process opening it at the
+	// same moment may hold (without the timeout: SQLITE_BUSY at once).
+	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	if writer {
 		q.Set("_txlock", "immediate")
