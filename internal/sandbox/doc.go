@@ -139,7 +139,9 @@
 // {"endpoint", "kind", "count", "share", "delay": "1.5s", "retryAfter"})
 // make protocol calls fail, throttle, wait or lose their connection. They
 // live in the memory of one process: each replica has its own. Stats (and
-// GET /sandbox/stats) counts submissions and documents from the database.
+// GET /sandbox/stats) counts submissions and documents from the database,
+// and the calls each kind of fault affected in this process (faults, by
+// "endpoint/kind").
 // These routes, like the whole sandbox, have no authentication: never
 // expose a sandbox where real data is.
 //
