@@ -84,6 +84,7 @@ func (c *client) do(ctx context.Context, base, method, path string, body any) (*
 	if r.Raw, err = io.ReadAll(resp.Body); err != nil {
 		return nil, err
 	}
+	r.Raw = bytes.TrimSpace(r.Raw)
 	_ = json.Unmarshal(r.Raw, &r.Body) // a body that is not our envelope is judged by the caller
 	return r, nil
 }

@@ -37,7 +37,7 @@ func startCluster(ctx context.Context, cfg config, engine, bin string) (c *clust
 	c = &cluster{cfg: cfg, engine: engine}
 	defer func() {
 		if err != nil {
-			c.close(false)
+			_ = c.close(true) // keep the logs: they say why
 		}
 	}()
 	if cfg.out != "" {

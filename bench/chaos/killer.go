@@ -49,7 +49,9 @@ func runKiller(ctx context.Context, c *cluster, start time.Time, times []time.Du
 		}
 		killedAt := time.Now()
 		time.Sleep(200*time.Millisecond + time.Duration(rng.Int64N(int64(1800*time.Millisecond))))
-		if err := c.restart(ctx, i); err != nil {
+		// The restart completes even if the chaos stops meanwhile: the
+		// replica is needed for the rest.
+		if err := c.restart(context.WithoutCancel(ctx), i); err != nil {
 			return kills, fmt.Errorf("restart after kill %d: %w", len(kills)+1, err)
 		}
 		k.Down = time.Since(killedAt)
