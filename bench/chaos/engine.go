@@ -141,6 +141,7 @@ func judge(ctx context.Context, c *cluster, a *api, docs []*doc, wl *workload, r
 	if err != nil {
 		return err
 	}
+	noteJobs(ctx, a, service)
 	held, err := readAuthority(ctx, filepath.Join(c.work, "sandbox.db"))
 	if err != nil {
 		return err

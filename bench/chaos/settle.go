@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -75,6 +76,51 @@ type serviceDoc struct {
 	Authority *struct {
 		DocumentUUID string `json:"documentUuid"`
 	} `json:"authority"`
+	// Job describes the submission job of a document that has not settled
+	// (see noteJobs).
+	Job string `json:"-"`
+}
+
+// jobNote describes the submission job of a document that has not
+// settled, from GET /documents/{id}/status: ", job submit pending, 7
+// attempts, next in 1m3s, last error: ...".
+func jobNote(ctx context.Context, a *api, id string) string {
+	r, err := a.newClient().do(ctx, a.base(), "GET", "/api/v1/documents/"+id+"/status", nil)
+	if err != nil || r.Status != 200 {
+		return ""
+	}
+	var st struct {
+		Submission *struct {
+			Kind          string    `json:"kind"`
+			State         string    `json:"state"`
+			Attempts      int       `json:"attempts"`
+			NextAttemptAt time.Time `json:"nextAttemptAt"`
+			LastError     string    `json:"lastError"`
+		} `json:"submission"`
+	}
+	if json.Unmarshal(r.Body.Data, &st) != nil || st.Submission == nil {
+		return ""
+	}
+	j := st.Submission
+	return fmt.Sprintf(" (job %s %s, %d attempts, next in %s, last error: %.200s)", j.Kind, j.State, j.Attempts,
+		time.Until(j.NextAttemptAt).Round(time.Second), j.LastError)
+}
+
+// noteJobs adds the job's note to the first few documents that have not
+// settled (those the report shows).
+func noteJobs(ctx context.Context, a *api, service map[string]serviceDoc) {
+	var unsettled []string
+	for serial, d := range service {
+		if d.Status != "Valid" && d.Status != "Invalid" {
+			unsettled = append(unsettled, serial)
+		}
+	}
+	sort.Strings(unsettled)
+	for _, serial := range unsettled[:min(maxExamples, len(unsettled))] {
+		d := service[serial]
+		d.Job = jobNote(ctx, a, d.ID)
+		service[serial] = d
+	}
 }
 
 // uuid is the authority's uuid the service recorded, if any.

@@ -85,19 +85,24 @@ func compare(docs []*doc, service map[string]serviceDoc, held []heldDoc, seen ma
 			f.add(vStranger, "%s: not listed by the service", d.serial)
 		}
 		cmp.ServiceStatus[sd.Status]++
-		settled := sd.Status == "Valid" || sd.Status == "Invalid"
-		if !settled {
-			f.add(vNotSettled, "%s is %q at the service (uuid %q)", d.serial, sd.Status, sd.uuid())
-		}
 		w := seen[d.serial]
 		if w == nil {
 			w = &witnessed{}
 		}
 		cmp.SentTimes[w.Sends]++
-
 		cs := copies[d.serial]
+		settled := sd.Status == "Valid" || sd.Status == "Invalid"
+		switch {
+		case !settled:
+			held := fmt.Sprintf("the authority holds %d copies", len(cs))
+			if len(cs) == 0 {
+				held = "the authority does not have it"
+			}
+			f.add(vNotSettled, "%s is %q at the service%s; sent %d times (%d unanswered), %s", d.serial, sd.Status, sd.Job, w.Sends, w.Unanswered, held)
+		case len(cs) == 0:
+			f.add(vMissing, "%s is %s at the service (uuid %s); sent %d times, %d unanswered", d.serial, sd.Status, sd.uuid(), w.Sends, w.Unanswered)
+		}
 		if len(cs) == 0 {
-			f.add(vMissing, "%s (%s at the service; sent %d times, %d unanswered)", d.serial, sd.Status, w.Sends, w.Unanswered)
 			continue
 		}
 		orig := cs[0]

@@ -43,7 +43,8 @@ func TestCompare(t *testing.T) {
 	add("STATUS", "Invalid", "U5", heldDoc{UUID: "U5", Status: "Valid"})
 	add("TOLD", "Valid", "U6", heldDoc{UUID: "U6", Status: "Valid"}).tell("U6X")
 	add("STUCK", "submitting", "", heldDoc{UUID: "U7", Status: "Valid"})
-	add("MISSING", "submitting", "")
+	add("MISSING", "submitting", "") // not settled: reported as such only
+	add("LOST", "Valid", "U10")      // the service says Valid; the authority has nothing
 	add("BYTES", "Valid", "U8", heldDoc{UUID: "U8", Status: "Valid"})
 	seen["BYTES"].Hashes = append(seen["BYTES"].Hashes, "other")
 	held = append(held, heldDoc{UUID: "U9", CodeNumber: "NOT-OURS", Status: "Valid"})
