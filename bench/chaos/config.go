@@ -66,7 +66,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.pgAdmin, "pg", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL admin URL (loopback only); a fresh database is created on it per run and dropped after")
 	fs.StringVar(&c.bin, "bin", "", "an einvoice binary to use (default: build ./cmd/einvoice)")
 	fs.BoolVar(&c.race, "race", false, "build the binary with the race detector")
-	fs.StringVar(&c.out, "out", "", "keep each run's logs and databases under this directory (default: a temporary one, kept only when the run fails)")
+	fs.StringVar(&c.out, "out", "", "keep each run's logs and SQLite files under this directory (default: a temporary one, kept only when the run fails)")
 	fs.StringVar(&c.jsonOut, "json", "", "also write the reports as JSON to this file")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the random choices (0: from the clock)")
 	if err := fs.Parse(args); err != nil {

@@ -11,11 +11,11 @@ import (
 // kill is one SIGKILL of a service process.
 type kill struct {
 	// At is the moment of the kill, from the start of the chaos.
-	At      time.Duration `json:"at"`
+	At      time.Duration `json:"at_ns"`
 	Replica int           `json:"replica"`
 	// Down is how long the replica was gone: from the kill to its restart
 	// answering on /readyz.
-	Down time.Duration `json:"down"`
+	Down time.Duration `json:"down_ns"`
 }
 
 // killTimes returns n moments spread at random over the window (after its

@@ -86,7 +86,7 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "the run took %.0f s\n", r.TotalS)
 	if r.Kept {
-		fmt.Fprintf(w, "logs and databases kept in %s\n", r.WorkDir)
+		fmt.Fprintf(w, "logs and SQLite files kept in %s\n", r.WorkDir)
 	}
 }
 
