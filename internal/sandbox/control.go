@@ -18,11 +18,15 @@ type Stats struct {
 	// ByCodeNumber counts accepted documents per issuer TIN + "/" +
 	// codeNumber: more than 1 means a document was sent again.
 	ByCodeNumber map[string]int `json:"byCodeNumber"`
+	// Faults counts the calls that injected faults affected, by
+	// "endpoint/kind" (see FaultsFired). Unlike the rest it is this
+	// process's own count: each replica has its faults.
+	Faults map[string]int `json:"faults"`
 }
 
 // Stats returns the counts.
 func (s *Server) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{ByCodeNumber: map[string]int{}}
+	st := Stats{ByCodeNumber: map[string]int{}, Faults: s.FaultsFired()}
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM sandbox_submissions`).Scan(&st.Submissions); err != nil {
 		return Stats{}, fmt.Errorf("sandbox stats: %w", err)
 	}

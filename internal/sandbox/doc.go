@@ -139,9 +139,11 @@
 // {"endpoint", "kind", "count", "share", "delay": "1.5s", "retryAfter"})
 // make protocol calls fail, throttle, wait or lose their connection. They
 // live in the memory of one process: each replica has its own. Stats (and
-// GET /sandbox/stats) counts submissions and documents from the database.
-// Seed (Go only) stores many documents of a client at once, for tests of
-// searches past the 10,000 results one search lists. These routes, like the whole sandbox, have no authentication: never
+// GET /sandbox/stats) counts submissions and documents from the database,
+// and the calls each kind of fault affected in this process (faults, by
+// "endpoint/kind"). Seed (Go only) stores many documents of a client at
+// once, for tests of searches past the 10,000 results one search lists.
+// These routes, like the whole sandbox, have no authentication: never
 // expose a sandbox where real data is.
 //
 // # Validation links

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -87,10 +88,18 @@ func (s *Server) AddFault(f Fault) {
 // ClearFaults removes every fault.
 func (s *Server) ClearFaults() { s.faults.clear() }
 
-// faultSet is the faults of one Server.
+// FaultsFired returns how many calls the faults of this process affected,
+// by "endpoint/kind" of the call (for example "submit/drop"), since the
+// process started: what a chaos test injected, counted where it happened.
+func (s *Server) FaultsFired() map[string]int { return s.faults.firedCopy() }
+
+// faultSet is the faults of one Server, and how often each kind fired.
 type faultSet struct {
 	mu   sync.Mutex
 	list []*Fault
+	// fired counts the calls a fault affected, by "endpoint/kind" (the
+	// endpoint called, also under a "*" fault); ClearFaults keeps it.
+	fired map[string]int
 }
 
 func (fs *faultSet) add(f Fault) {
@@ -105,6 +114,14 @@ func (fs *faultSet) clear() {
 	fs.list = nil
 }
 
+func (fs *faultSet) firedCopy() map[string]int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make(map[string]int, len(fs.fired))
+	maps.Copy(out, fs.fired)
+	return out
+}
+
 // take returns the fault that affects this call of endpoint, counting it.
 func (fs *faultSet) take(endpoint string) (Fault, bool) {
 	fs.mu.Lock()
@@ -117,6 +134,10 @@ func (fs *faultSet) take(endpoint string) (Fault, bool) {
 			continue
 		}
 		out := *f
+		if fs.fired == nil {
+			fs.fired = map[string]int{}
+		}
+		fs.fired[endpoint+"/"+f.Kind]++
 		if f.Count > 0 {
 			f.Count--
 			if f.Count == 0 {

@@ -1,8 +1,12 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +142,35 @@ func TestFaultsOverHTTP(t *testing.T) {
 		if r.Status != 200 || st["submissions"] != float64(1) || st["documents"] != float64(1) ||
 			st["byCodeNumber"].(map[string]any)[supplierTIN+"/H-1"] != float64(1) {
 			t.Errorf("stats: %d %s", r.Status, r.Body)
+		}
+		// What the faults did, by the endpoint called and the kind.
+		if f, _ := st["faults"].(map[string]any); f["details/delay"] != float64(1) || f["raw/fail"] != float64(1) || len(f) != 2 {
+			t.Errorf("stats: faults %v, want details/delay 1 and raw/fail 1", st["faults"])
+		}
+	})
+}
+
+// TestClientGoneIsNoError: a call whose client went away (its context is
+// cancelled, so the database call fails) is logged at info, not as an
+// internal error.
+func TestClientGoneIsNoError(t *testing.T) {
+	var logs bytes.Buffer
+	eachEngine(t, func(t *testing.T, e *env) {
+		logs.Reset()
+		_, hs := e.server(func(o *sandbox.Options) {
+			o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		})
+		c := login(t, hs.URL, "erp-gone", "")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/api/v1.0/documents/search", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		hs.Config.Handler.ServeHTTP(httptest.NewRecorder(), req)
+		if strings.Contains(logs.String(), `"level":"ERROR"`) || !strings.Contains(logs.String(), "client went away") {
+			t.Errorf("a cancelled call logged:\n%s\nwant one info line \"client went away\" and no error", logs.String())
 		}
 	})
 }

@@ -243,8 +243,16 @@ func (s *Server) drop(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// internalError logs err and answers a generic 500.
+// internalError logs err and answers a generic 500. When the client has
+// gone away (its request's context is done, so the error is most likely
+// the cancelled query), it is no fault of the sandbox: logged at info.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		s.log.Info("sandbox: client went away", "method", r.Method, "path", r.URL.Path,
+			"correlationId", w.Header().Get("correlationId"), "err", err)
+		writeError(w, http.StatusInternalServerError, apiError{Code: "InternalServerError", Message: "Internal server error"})
+		return
+	}
 	s.log.Error("sandbox: internal error", "method", r.Method, "path", r.URL.Path,
 		"correlationId", w.Header().Get("correlationId"), "err", err)
 	writeError(w, http.StatusInternalServerError, apiError{Code: "InternalServerError", Message: "Internal server error"})
