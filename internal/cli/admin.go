@@ -89,7 +89,7 @@ func (m *Main) admin(ctx context.Context, cfg Config, cmd string, args []string)
 		return err
 	}
 	defer store.Close()
-	svc := newService(store)
+	svc := newService(store, m.now())
 	switch cmd {
 	case "tenant create":
 		t, err := svc.CreateTenant(ctx, p)

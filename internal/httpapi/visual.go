@@ -48,7 +48,7 @@ func (s *Server) documentQR(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err != nil {
 		return err
 	}
-	v, err := s.life.Visual(r.Context(), k.TenantID, r.PathValue("id"))
+	v, err := s.svc.Visual(r.Context(), k.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) documentQR(w http.ResponseWriter, r *http.Request, k *einvoice.
 const pdfQRSize = 256
 
 func (s *Server) documentPDF(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	v, err := s.life.Visual(r.Context(), k.TenantID, r.PathValue("id"))
+	v, err := s.svc.Visual(r.Context(), k.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -18,12 +18,12 @@ type Visual struct {
 }
 
 // Visual reads what a document's PDF and QR code show.
-func (m *Manager) Visual(ctx context.Context, tenantID, id string) (*Visual, error) {
-	d, err := m.document(ctx, tenantID, id)
+func (s *Service) Visual(ctx context.Context, tenantID, id string) (*Visual, error) {
+	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.tenant(ctx, tenantID)
+	t, err := s.tenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -31,14 +31,14 @@ func (m *Manager) Visual(ctx context.Context, tenantID, id string) (*Visual, err
 	if d.Frozen != nil {
 		v.Supplier, v.Customer = d.Frozen.Supplier, d.Frozen.Customer
 	} else {
-		p, err := m.party(ctx, d)
+		p, err := s.party(ctx, d)
 		if err != nil {
 			return nil, err
 		}
 		v.Supplier, v.Customer = einvoice.Parties(d, t.Profile, p)
 	}
 	if d.Status == einvoice.StatusValid {
-		v.URL = m.ValidationURL(t, d)
+		v.URL = s.ValidationURL(t, d)
 	}
 	return v, nil
 }
