@@ -3,6 +3,7 @@ package invoicing
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -165,7 +166,7 @@ func (s *Service) UBL(ctx context.Context, tenantID, id string) ([]byte, error) 
 	if err == nil && d.Status != einvoice.StatusDraft && d.Status != einvoice.StatusReady {
 		return body, nil
 	}
-	if err != nil && err != einvoice.ErrNotFound {
+	if err != nil && !errors.Is(err, einvoice.ErrNotFound) {
 		return nil, fmt.Errorf("get UBL: %w", err)
 	}
 	t, err := s.tenant(ctx, tenantID)

@@ -144,3 +144,34 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*einvoice.AP
 	}
 	return k, nil
 }
+
+// ListTenants returns every tenant, oldest first.
+func (s *Service) ListTenants(ctx context.Context) ([]*einvoice.Tenant, error) {
+	ts, err := s.store.ListTenants(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	return ts, nil
+}
+
+// ListAPIKeys returns the keys of a tenant, oldest first.
+func (s *Service) ListAPIKeys(ctx context.Context, tenantID string) ([]*einvoice.APIKey, error) {
+	keys, err := s.store.ListAPIKeys(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys: %w", err)
+	}
+	return keys, nil
+}
+
+// RevokeAPIKey revokes a key now (by the service's clock); NOT_FOUND when
+// there is no such key.
+func (s *Service) RevokeAPIKey(ctx context.Context, keyID string) error {
+	err := s.store.RevokeAPIKey(ctx, keyID, s.now())
+	if errors.Is(err, einvoice.ErrNotFound) {
+		return einvoice.Errorf(einvoice.CodeNotFound, "No API key with id %q.", keyID)
+	}
+	if err != nil {
+		return fmt.Errorf("revoke api key: %w", err)
+	}
+	return nil
+}
