@@ -75,7 +75,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		}
 	}()
 	defer func() { stopWork(); <-workDone }()
-	srv := newHTTPServer(ctx, handler, logger)
+	srv := newHTTPServer(ctx, cfg, handler, logger)
 	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
 		"authority_sandbox", auth.sandboxAPI, "startup_ms", time.Since(started).Milliseconds())
 	if m.Ready != nil {
@@ -104,15 +104,15 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	return nil
 }
 
-// newHTTPServer is the http.Server of a command, with its timeouts and the
-// header limit of the API (httpapi.MaxHeaderBytes).
-func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
+// newHTTPServer is the http.Server of a command, with the timeouts of cfg
+// and the header limit of the API (httpapi.MaxHeaderBytes).
+func newHTTPServer(ctx context.Context, cfg Config, handler http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
