@@ -132,13 +132,7 @@ func tenantFlag(fs *flagSet) *string {
 func (m *Main) keyCreate(ctx context.Context, cfg *Config, fs *flagSet, args []string) error {
 	tenantID := tenantFlag(fs)
 	readOnly := fs.Bool("read-only", false, "create a read-only key")
-	if _, err := fs.parse(args); err != nil {
-		return err
-	}
-	if *tenantID == "" {
-		return fs.fail(tenantRequired)
-	}
-	svc, closeStore, err := m.adminService(ctx, cfg)
+	svc, closeStore, err := m.tenantService(ctx, cfg, fs, args, tenantID)
 	if err != nil {
 		return err
 	}
@@ -155,19 +149,22 @@ func (m *Main) keyCreate(ctx context.Context, cfg *Config, fs *flagSet, args []s
 	return nil
 }
 
-// tenantRequired is the usage error of a key command without --tenant.
-const tenantRequired = "--tenant is required (see einvoice tenant list)"
+// tenantService parses the arguments of a key command, whose --tenant
+// (tenantID) is required, and opens the service as adminService does.
+func (m *Main) tenantService(ctx context.Context, cfg *Config, fs *flagSet, args []string, tenantID *string) (*invoicing.Service, func(), error) {
+	if _, err := fs.parse(args); err != nil {
+		return nil, nil, err
+	}
+	if *tenantID == "" {
+		return nil, nil, fs.fail("--tenant is required (see einvoice tenant list)")
+	}
+	return m.adminService(ctx, cfg)
+}
 
 // keyList is einvoice key list: a table of the tenant's keys.
 func (m *Main) keyList(ctx context.Context, cfg *Config, fs *flagSet, args []string) error {
 	tenantID := tenantFlag(fs)
-	if _, err := fs.parse(args); err != nil {
-		return err
-	}
-	if *tenantID == "" {
-		return fs.fail(tenantRequired)
-	}
-	svc, closeStore, err := m.adminService(ctx, cfg)
+	svc, closeStore, err := m.tenantService(ctx, cfg, fs, args, tenantID)
 	if err != nil {
 		return err
 	}

@@ -170,3 +170,17 @@ func (s *Service) tenant(ctx context.Context, id string) (*einvoice.Tenant, erro
 	}
 	return t, nil
 }
+
+// tenantDocument reads a document of the tenant (DOCUMENT_NOT_FOUND when
+// absent) and the tenant.
+func (s *Service) tenantDocument(ctx context.Context, tenantID, id string) (*einvoice.Tenant, *einvoice.Document, error) {
+	d, err := s.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := s.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, d, nil
+}

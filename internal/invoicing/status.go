@@ -116,11 +116,7 @@ type StatusResult struct {
 // Status returns a document's status, first refreshed from the authority for
 // Submitted and Valid documents.
 func (s *Service) Status(ctx context.Context, tenantID, id string) (*StatusResult, error) {
-	d, err := s.document(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.tenant(ctx, tenantID)
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}

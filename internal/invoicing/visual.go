@@ -58,11 +58,7 @@ type visual struct {
 
 // visual reads what a document's PDF and QR code show.
 func (s *Service) visual(ctx context.Context, tenantID, id string) (*visual, error) {
-	d, err := s.document(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.tenant(ctx, tenantID)
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
