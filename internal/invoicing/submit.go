@@ -27,11 +27,7 @@ type item struct {
 // Submit records the intent to submit a ready document and sends it at once,
 // waiting for the authority at most Options.Wait.
 func (s *Service) Submit(ctx context.Context, tenantID, keyID, id string) (*Outcome, error) {
-	t, err := s.tenant(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.document(ctx, tenantID, id)
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +44,7 @@ func (s *Service) Submit(ctx context.Context, tenantID, keyID, id string) (*Outc
 // a worker sends it once the lease expires. (Tests use it to stand for a
 // process that stopped between recording and sending.)
 func (s *Service) Record(ctx context.Context, tenantID, keyID, id string) (*einvoice.Document, error) {
-	t, err := s.tenant(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.document(ctx, tenantID, id)
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
