@@ -10,37 +10,34 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/einvoice/einvoice/internal/dsig"
-	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/submission"
 )
 
-// authority is the tax-authority side of a serving process: the lifecycle
-// manager with its MyInvois client, and the built-in sandbox when the
-// sandbox environment is not elsewhere.
+// authority is the tax-authority side of a serving process: the MyInvois
+// client, where the sandbox environment is, and the built-in sandbox when
+// the sandbox environment is not elsewhere.
 type authority struct {
-	life       *submission.Manager
-	sandbox    http.Handler
-	sandboxAPI string
+	client        *myinvois.Client
+	sandbox       http.Handler
+	sandboxAPI    string
+	sandboxPortal string
 }
 
-// newAuthority wires the client, the lifecycle and the built-in sandbox of
-// a process listening on addr, and gives svc its TIN and UBL checks. The
-// client's rate budgets live in the database, shared by every replica; its
-// metrics go to reg.
-func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr string, svc *einvoice.Service, now func() time.Time, reg prometheus.Registerer) (*authority, error) {
-	a := &authority{sandboxAPI: strings.TrimRight(cfg.AuthorityURL, "/")}
-	portal := strings.TrimRight(cfg.PortalURL, "/")
+// newAuthority wires the client and the built-in sandbox of a process
+// listening on addr. The client's rate budgets live in the database, shared
+// by every replica; its metrics go to reg.
+func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr string, now func() time.Time, reg prometheus.Registerer) (*authority, error) {
+	a := &authority{sandboxAPI: strings.TrimRight(cfg.AuthorityURL, "/"), sandboxPortal: strings.TrimRight(cfg.PortalURL, "/")}
 	if a.sandboxAPI == "" {
 		base := "http://" + loopback(addr) + "/sandbox"
 		a.sandboxAPI = base
-		if portal == "" {
-			portal = base + sandbox.PortalPath
+		if a.sandboxPortal == "" {
+			a.sandboxPortal = base + sandbox.PortalPath
 		}
 		sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
-			PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
+			PortalURL: a.sandboxPortal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
 		a.sandbox = sandboxGuard(sb, cfg.SandboxFaults)
 	}
 	budget, err := sqlstore.NewAuthorityBudget(store)
@@ -48,11 +45,8 @@ func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr s
 		return nil, err
 	}
 	metrics := newAuthorityMetrics(reg)
-	client := myinvois.New(myinvois.Options{Budgets: true, Budget: budget, Now: now, Timeout: cfg.SubmitWait,
+	a.client = myinvois.New(myinvois.Options{Budgets: true, Budget: budget, Now: now, Timeout: cfg.SubmitWait,
 		Logger: logger.With("component", "myinvois"), OnCall: metrics.call, OnBudget: metrics.budget})
-	a.life = submission.New(submission.Options{Store: store, Authority: client, SandboxAPI: a.sandboxAPI, SandboxPortal: portal,
-		Now: now, NewID: newID, Logger: logger.With("component", "submission"), Wait: cfg.SubmitWait, Workers: cfg.Workers})
-	svc.Authority = a.life
 	return a, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
@@ -166,8 +167,10 @@ func loadSecretKey(cfg Config, logger *slog.Logger) ([]byte, error) {
 	return key, nil
 }
 
-func newService(store einvoice.Store) *einvoice.Service {
-	return &einvoice.Service{Store: store, Now: time.Now, NewID: newID}
+// newService is the service of an administration command: no tax
+// authority, the given clock.
+func newService(store einvoice.Store, now func() time.Time) *invoicing.Service {
+	return invoicing.New(invoicing.Options{Store: store, Now: now, NewID: newID})
 }
 
 // newID returns a UUID v7: ids sort by creation.

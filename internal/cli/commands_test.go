@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/sqlstore"
@@ -145,7 +146,7 @@ func mustCLI(t *testing.T, dsn string, args ...string) string {
 func newKeyID(t *testing.T, dsn, tenantID string) string {
 	t.Helper()
 	store := testStore(t, dsn)
-	k, _, err := newService(store).CreateAPIKey(t.Context(), tenantID, einvoice.PermRead)
+	k, _, err := newService(store, time.Now).CreateAPIKey(t.Context(), tenantID, einvoice.PermRead)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,12 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
+	// HTTP server's timeouts (http.Server's fields of the same names).
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
 	// KeyCacheTTL is how long an authenticated key is trusted without a
 	// lookup (and so how long a revoked key may still work).
 	KeyCacheTTL time.Duration
@@ -56,6 +62,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, Workers: 2, SubmitWait: 10 * time.Second,
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -95,7 +102,9 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	}
 	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
 		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL,
-		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait} {
+		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait,
+		"EINVOICE_READ_HEADER_TIMEOUT": &c.ReadHeaderTimeout, "EINVOICE_READ_TIMEOUT": &c.ReadTimeout,
+		"EINVOICE_WRITE_TIMEOUT": &c.WriteTimeout, "EINVOICE_IDLE_TIMEOUT": &c.IdleTimeout} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -128,11 +137,20 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an authenticated key is trusted without a lookup; a revoked key works at most that long (env EINVOICE_KEY_CACHE_TTL; 0 disables)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", c.PprofAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (env EINVOICE_PPROF_ADDR; off when empty)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
+	c.timeoutFlags(fs)
 	fs.StringVar(&c.AuthorityURL, "authority-url", c.AuthorityURL, "base URL of the sandbox environment's API, e.g. http://127.0.0.1:9090 for `einvoice sandbox` (env EINVOICE_AUTHORITY_URL; default: the built-in sandbox at /sandbox)")
 	fs.StringVar(&c.PortalURL, "portal-url", c.PortalURL, "base URL of the sandbox environment's portal, for validation links (env EINVOICE_PORTAL_URL)")
 	c.sandboxFlags(fs)
 	fs.IntVar(&c.Workers, "workers", c.Workers, "submission workers in this process (env EINVOICE_WORKERS)")
 	fs.DurationVar(&c.SubmitWait, "submit-wait", c.SubmitWait, "how long a submit request waits for the authority before answering 202 (env EINVOICE_SUBMIT_WAIT)")
+}
+
+// timeoutFlags adds the HTTP server's timeouts to fs.
+func (c *Config) timeoutFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", c.ReadHeaderTimeout, "how long a client may take to send a request's headers (env EINVOICE_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", c.ReadTimeout, "how long a client may take to send a whole request (env EINVOICE_READ_TIMEOUT)")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "how long a request may take from its headers to the end of its answer (env EINVOICE_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "how long an idle keep-alive connection stays open (env EINVOICE_IDLE_TIMEOUT)")
 }
 
 // sandboxFlags adds the flags of the built-in sandbox to fs.
@@ -178,6 +196,14 @@ func (c *Config) sandboxErrors() []error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))
+	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"read header", c.ReadHeaderTimeout}, {"read", c.ReadTimeout}, {"write", c.WriteTimeout}, {"idle", c.IdleTimeout}} {
+		if t.d < time.Second || t.d > time.Hour {
+			errs = append(errs, fmt.Errorf("%s timeout %s: want 1s to 1h", t.name, t.d))
+		}
 	}
 	return errs
 }

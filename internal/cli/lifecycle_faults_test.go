@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
-	"github.com/einvoice/einvoice/internal/submission"
 )
 
 // TestSubmitThroughFaults: the authority fails a share of calls with 500s,
@@ -76,7 +76,7 @@ func recordOnly(t *testing.T, dsn, tenantID, id string) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	m := submission.New(submission.Options{Store: store, Authority: myinvois.New(myinvois.Options{}), Lease: 2 * time.Second,
+	m := invoicing.New(invoicing.Options{Store: store, Authority: myinvois.New(myinvois.Options{}), Lease: 2 * time.Second,
 		Wait: time.Second, NewID: newID})
 	d, err := m.Record(ctx, tenantID, "", id)
 	if err != nil {

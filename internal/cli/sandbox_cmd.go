@@ -25,6 +25,7 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "log format: text or json (env EINVOICE_LOG_FORMAT)")
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "log level: debug, info, warn, error (env EINVOICE_LOG_LEVEL)")
 	cfg.sandboxFlags(fs.FlagSet)
+	cfg.timeoutFlags(fs.FlagSet)
 	if _, err := fs.parse(args); err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 	}
 	sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Postgres: store.Engine() == sqlstore.Postgres, Now: m.now(),
 		Delay: cfg.SandboxDelay, PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger})
-	srv := newHTTPServer(ctx, sandboxGuard(sb, cfg.SandboxFaults), logger)
+	srv := newHTTPServer(ctx, cfg, sandboxGuard(sb, cfg.SandboxFaults), logger)
 	logger.Info("sandbox listening", "addr", ln.Addr().String(), "portal", portal, "engine", store.Engine())
 	if m.Ready != nil {
 		m.Ready <- ln.Addr().String()

@@ -894,7 +894,11 @@ func TestSecurityRateLimit(t *testing.T) {
 // headers (a big header, a 100 kB key, a 100,000-character query, just
 // over 64 KiB or far over it) are refused with our JSON 431.
 func TestSecuritySlowClient(t *testing.T) {
-	srv := newHTTPServer(context.Background(), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	cfg, err := envDefaults(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newHTTPServer(context.Background(), cfg, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != 30*time.Second || srv.WriteTimeout != 60*time.Second ||
 		srv.IdleTimeout != 120*time.Second || srv.MaxHeaderBytes != 64<<10 {
 		t.Errorf("server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/httpapi"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/ratelimit"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
@@ -36,15 +37,6 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		return err
 	}
 	defer store.Close()
-	svc := newService(store)
-	svc.KeyCacheTTL, svc.Now = cfg.KeyCacheTTL, m.now()
-
-	if t, key, err := svc.Bootstrap(ctx); err != nil {
-		return err
-	} else if key != "" {
-		m.printDemoKey(t, key, cfg.Addr)
-	}
-
 	var limiter einvoice.RateLimiter = ratelimit.NewMemory(cfg.RateLimit, cfg.RateWindow)
 	if store.Engine() == sqlstore.Postgres {
 		dbLimiter, err := sqlstore.NewRateLimiter(store, cfg.RateLimit, cfg.RateWindow)
@@ -59,22 +51,31 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	auth, err := newAuthority(cfg, store, logger, ln.Addr().String(), svc, m.now(), reg)
+	auth, err := newAuthority(cfg, store, logger, ln.Addr().String(), m.now(), reg)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	handler := httpapi.New(httpapi.Options{Service: svc, Lifecycle: auth.life, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
+	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal,
+		Now: m.now(), NewID: newID, Logger: logger.With("component", "submission"), KeyCacheTTL: cfg.KeyCacheTTL,
+		Wait: cfg.SubmitWait, Workers: cfg.Workers})
+	if t, key, err := svc.Bootstrap(ctx); err != nil {
+		ln.Close()
+		return err
+	} else if key != "" {
+		m.printDemoKey(t, key, cfg.Addr)
+	}
+	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})
 	go func() {
 		defer close(workDone)
 		if cfg.Workers > 0 {
-			auth.life.Run(workCtx)
+			svc.Run(workCtx)
 		}
 	}()
 	defer func() { stopWork(); <-workDone }()
-	srv := newHTTPServer(ctx, handler, logger)
+	srv := newHTTPServer(ctx, cfg, handler, logger)
 	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
 		"authority_sandbox", auth.sandboxAPI, "startup_ms", time.Since(started).Milliseconds())
 	if m.Ready != nil {
@@ -103,15 +104,15 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	return nil
 }
 
-// newHTTPServer is the http.Server of a command, with its timeouts and the
-// header limit of the API (httpapi.MaxHeaderBytes).
-func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
+// newHTTPServer is the http.Server of a command, with the timeouts of cfg
+// and the header limit of the API (httpapi.MaxHeaderBytes).
+func newHTTPServer(ctx context.Context, cfg Config, handler http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -190,10 +189,17 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
+// The HTTP statuses CallError.Temporary names (the domain does not import
+// net/http for two numbers).
+const (
+	statusUnauthorized    = 401
+	statusTooManyRequests = 429
+)
+
 // Temporary reports whether trying again later may succeed: no answer, a
 // 5xx, a 429 or a 401 (an expired token).
 func (e *CallError) Temporary() bool {
-	return e.Status == 0 || e.Status >= 500 || e.Status == http.StatusTooManyRequests || e.Status == http.StatusUnauthorized
+	return e.Status == 0 || e.Status >= 500 || e.Status == statusTooManyRequests || e.Status == statusUnauthorized
 }
 
 // Unanswered reports whether the request may have reached the authority

@@ -1,8 +1,6 @@
 package einvoice
 
 import (
-	"github.com/shopspring/decimal"
-
 	"github.com/einvoice/einvoice/internal/money"
 )
 
@@ -46,7 +44,7 @@ import (
 // a document (PrepareDocument).
 func Calculate(d *Document) {
 	// Step 8's switch: MYR amounts only for a foreign currency with a rate.
-	var exchangeRate decimal.Decimal
+	var exchangeRate money.Decimal
 	withMyr := !isMYR(d.CurrencyCode) && d.ExchangeRate != nil
 	if withMyr {
 		exchangeRate = d.ExchangeRate.Decimal()
@@ -130,7 +128,7 @@ type lineAmounts struct {
 // calculateLine does steps 1 to 4 (and step 8's line part) for one line,
 // storing the amounts in a and those of its tax entries in entryAmounts (one
 // per entry, two with MYR amounts), which the line then points to.
-func calculateLine(l *Line, a *lineAmounts, entryAmounts []money.Amount, withMyr bool, exchangeRate decimal.Decimal) {
+func calculateLine(l *Line, a *lineAmounts, entryAmounts []money.Amount, withMyr bool, exchangeRate money.Decimal) {
 	qty := numberOr0(l.Quantity)
 
 	// Steps 1 to 3.
@@ -204,7 +202,7 @@ func percentOf(base money.Amount, rate *money.Number) money.Amount {
 // 2 decimals. Were one to come, x x 20 would end in .5 and decimal's Round(0)
 // would take it away from zero, the rule of money.Round2.
 func cashRounding(x money.Amount) money.Amount {
-	twenty := decimal.New(20, 0)
+	twenty := money.Int(20)
 	// x x 20 to the nearest integer, / 20: exact, a multiple of 0.05.
 	nearest := x.Decimal().Mul(twenty).Round(0).DivRound(twenty, money.AmountDecimals)
 	return money.Round2(nearest).Sub(x)
@@ -280,7 +278,7 @@ func (g *taxGroups) addLine(l *Line, withMyr bool) {
 // newTaxSubtotal starts the group of t, with its zero sums and a copy of the
 // rate as the first line gave it ("0" when absent).
 func newTaxSubtotal(t *LineTax, withMyr bool) TaxSubtotal {
-	rate := money.NumberOf(decimal.Decimal{})
+	rate := money.NumberOf(money.Decimal{})
 	if t.TaxRate != nil {
 		rate = *t.TaxRate
 	}
@@ -303,9 +301,9 @@ func contains(s []int, v int) bool {
 }
 
 // numberOr0 returns the value of n, 0 when absent.
-func numberOr0(n *money.Number) decimal.Decimal {
+func numberOr0(n *money.Number) money.Decimal {
 	if n == nil {
-		return decimal.Decimal{}
+		return money.Decimal{}
 	}
 	return n.Decimal()
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/refdata"
 )
@@ -17,7 +15,7 @@ const DateLayout = "2006-01-02"
 // TaxTourism is the tax type whose rate is an amount per unit.
 const TaxTourism = "03"
 
-var hundred = decimal.NewFromInt(100)
+var hundred = money.Int(100)
 
 func checkDate(f FieldErrors, path, value string) {
 	if value == "" {

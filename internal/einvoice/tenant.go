@@ -77,3 +77,16 @@ type APIKey struct {
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
 }
+
+// DemoProfile is the supplier of the demo tenant: complete and well-formed,
+// so that its documents validate.
+func DemoProfile() Profile {
+	return Profile{
+		Name: "Demo Trading Sdn. Bhd.", TIN: "C2584563200", IDType: "BRN", IDValue: "202001012345",
+		SSTRegistrationNumber: "NA", TourismTaxRegistrationNumber: "NA",
+		MSICCode: "46510", BusinessActivityDescription: "Wholesale of computer hardware, software and peripherals",
+		Address: Address{Line1: "Lot 66, Bangunan Merdeka", Line2: "Persiaran Jaya", City: "Kuala Lumpur",
+			State: "14", PostCode: "50480", CountryCode: CountryMalaysia},
+		Contact: Contact{Phone: "+60312345678", Email: "billing@demo-trading.example"},
+	}
+}

@@ -2,6 +2,7 @@ package einvoice
 
 import (
 	"fmt"
+	"github.com/einvoice/einvoice/internal/money"
 	"maps"
 	"regexp"
 	"slices"
@@ -10,11 +11,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/shopspring/decimal"
 )
 
-var decOne = decimal.NewFromInt(1)
+var decOne = money.Int(1)
 
 // Problem is one reason a document would be refused by the authority: a
 // stable rule code, the field path at fault, and a sentence.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/einvoice/einvoice/internal/money"
 )
 
@@ -53,16 +51,16 @@ func (c *amountChecker) expect(at fieldPath, field string, got *money.Amount, wa
 	return *got
 }
 
-func dec(n *money.Number) decimal.Decimal {
+func dec(n *money.Number) money.Decimal {
 	if n == nil {
-		return decimal.Zero
+		return money.Decimal{}
 	}
 	return n.Decimal()
 }
 
 // taxOf is step 4 for one tax entry of a line whose totalExcludingTax is
 // excl, as Calculate does it.
-func taxOf(t *LineTax, excl money.Amount, qty decimal.Decimal) money.Amount {
+func taxOf(t *LineTax, excl money.Amount, qty money.Decimal) money.Amount {
 	switch t.TaxType {
 	case "01", "02", "04", "05":
 		return percentOf(excl, t.TaxRate)

@@ -68,7 +68,7 @@ func decode(r *http.Request, limit int64, dst any) error {
 	if err := dec.Decode(&v); err != nil {
 		return malformed(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body must hold exactly one JSON value.")
 	}
 	if _, isObject := v.(map[string]any); !isObject {

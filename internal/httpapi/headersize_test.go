@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // wantJSONError checks an answer is our error body with code.
@@ -70,7 +71,7 @@ func TestListener(t *testing.T) {
 // over MaxHeaderBytes (431), and paths the mux would clean or complete,
 // which get a JSON 404 instead of its redirect.
 func TestServeHTTPEdges(t *testing.T) {
-	s := New(Options{Service: &einvoice.Service{}, Sandbox: http.NotFoundHandler()})
+	s := New(Options{Service: invoicing.New(invoicing.Options{}), Sandbox: http.NotFoundHandler()})
 	serve := func(r *http.Request) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)

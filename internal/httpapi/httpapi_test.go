@@ -13,13 +13,14 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // TestPanicBecomes500: a panicking handler answers a 500 in our shape that
 // names the request id and nothing of the panic; the log has the details.
 func TestPanicBecomes500(t *testing.T) {
 	var logs bytes.Buffer
-	s := New(Options{Service: &einvoice.Service{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := New(Options{Service: invoicing.New(invoicing.Options{}), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	s.mux.HandleFunc("GET /boom", func(http.ResponseWriter, *http.Request) { panic("secret internals: SELECT * FROM tenants") })
 	srv := httptest.NewServer(s)
 	defer srv.Close()

@@ -24,7 +24,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.svc.Store.Ping(ctx); err != nil {
+	if err := s.svc.Ping(ctx); err != nil {
 		s.logger.WarnContext(r.Context(), "readiness check failed", "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, health{Status: "unavailable", Error: "database unreachable"})
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // profileRequest is the body of PUT /profile; what GET /profile answers is
@@ -81,9 +82,9 @@ func (s *Server) putProfile(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err := decode(r, maxBody, &req); err != nil {
 		return err
 	}
-	var au *einvoice.AuthorityUpdate
+	var au *invoicing.AuthorityUpdate
 	if a := req.Authority; a != nil {
-		au = &einvoice.AuthorityUpdate{
+		au = &invoicing.AuthorityUpdate{
 			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, ClientID: a.ClientID,
 			ClientSecret: a.ClientSecret, CertificatePEM: a.CertificatePEM, PrivateKeyPEM: a.PrivateKeyPEM,
 			PKCS12Password: a.PKCS12Password,

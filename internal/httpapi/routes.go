@@ -50,7 +50,7 @@ func (s *Server) routes() {
 
 	// Document operations.
 	s.api("POST /api/v1/documents/{id}/validate", write, s.validateDocument)
-	if s.life != nil {
+	if s.svc.Submits() {
 		s.api("POST /api/v1/documents/{id}/submit", write, s.submitDocument)
 		s.api("POST /api/v1/documents/submit-bulk", write, s.submitBulk)
 		s.api("GET /api/v1/documents/{id}/status", read, s.documentStatus)

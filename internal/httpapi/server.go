@@ -12,14 +12,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/submission"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // Options are the dependencies of the handler.
 type Options struct {
-	Service *einvoice.Service
-	// Lifecycle submits documents and follows them at the tax authority.
-	Lifecycle *submission.Manager
+	// Service is the application: every use case the routes call.
+	Service *invoicing.Service
 	// Sandbox, when set, is the built-in tax-authority sandbox, mounted
 	// under /sandbox (its own OAuth; no API key).
 	Sandbox http.Handler
@@ -33,8 +32,7 @@ type Options struct {
 
 // Server is the http.Handler of the service.
 type Server struct {
-	svc      *einvoice.Service
-	life     *submission.Manager
+	svc      *invoicing.Service
 	sandbox  http.Handler
 	limiter  einvoice.RateLimiter
 	logger   *slog.Logger
@@ -46,7 +44,7 @@ type Server struct {
 
 // New returns the handler of every route.
 func New(o Options) *Server {
-	s := &Server{svc: o.Service, life: o.Lifecycle, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
+	s := &Server{svc: o.Service, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
 	if s.now == nil {
 		s.now = time.Now
 	}

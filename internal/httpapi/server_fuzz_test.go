@@ -14,6 +14,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/httpapi"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/ratelimit"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
@@ -42,7 +43,7 @@ func FuzzDocumentRequests(f *testing.F) {
 	if err := store.Migrate(ctx, nil); err != nil {
 		f.Fatal(err)
 	}
-	svc := &einvoice.Service{Store: store, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }}
+	svc := invoicing.New(invoicing.Options{Store: store, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	tenant, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
 	if err != nil {
 		f.Fatal(err)

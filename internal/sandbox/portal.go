@@ -22,7 +22,7 @@ var portalPage = template.Must(template.New("portal").Parse(`<!doctype html>
 <dt>Total payable</dt><dd>{{printf "%s" .TotalPayableAmount}}</dd></dl></body></html>
 `))
 
-// handlePortal is GET /sandbox-portal/{uuid}/share/{longId}: the page a
+// handlePortal is GET {PortalPath}/{uuid}/share/{longId}: the page a
 // validation link (QR code) opens, for Valid and Cancelled documents.
 func (s *Server) handlePortal(w http.ResponseWriter, r *http.Request) {
 	id, longID := r.PathValue("uuid"), r.PathValue("longId")

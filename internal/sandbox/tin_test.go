@@ -49,7 +49,7 @@ func TestValidateTIN(t *testing.T) {
 			{"C1234567891", "BRN", "202001234567", 400}, // non-individual not ending in 0
 			{"IG12345678", "NRIC", "900101015555", 400}, // too short
 			{"XY12345670", "BRN", "202001234567", 400},  // unknown prefix
-			{"C0000000000", "BRN", "202001234567", 400}, // leading zeros (einvoice.CheckTIN)
+			{"C0000000000", "BRN", "202001234567", 400}, // leading zeros
 			{"IG12345678901", "SSN", "900101015555", 400},
 			{"IG12345678901", "NRIC", "", 400},
 			{"IG12345678901", "", "900101015555", 400},

@@ -262,21 +262,33 @@ func (s *Store) waitMigrationTurn(ctx context.Context) (func(), error) {
 	return func() { _ = tx.Rollback() }, nil
 }
 
+// txRetries is how many times tx runs a transaction again after a
+// serialization failure or a deadlock (PostgreSQL): the one retry policy of
+// the service's writes.
+const txRetries = 3
+
 // tx runs fn in a transaction on the write pool: on SQLite through the
 // group committer, on PostgreSQL on its own, retrying serialization
-// failures a few times.
+// failures and deadlocks up to txRetries times. It is the one transaction
+// helper of the store.
 func (s *Store) tx(ctx context.Context, fn txFunc) error {
 	if s.group != nil {
 		return s.group.do(ctx, fn)
 	}
 	for attempt := 0; ; attempt++ {
 		err := runTx(ctx, s.w, fn)
-		var pg *pgconn.PgError
-		if attempt < 3 && errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01") {
+		if attempt < txRetries && retryable(err) {
 			continue
 		}
 		return err
 	}
+}
+
+// retryable reports whether err is a PostgreSQL serialization failure or
+// deadlock, which the same transaction may pass when run again.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
 }
 
 // classify turns engine-specific constraint errors into the domain's.

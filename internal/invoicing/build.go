@@ -1,8 +1,9 @@
-package submission
+package invoicing
 
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,31 +27,31 @@ type signerEntry struct {
 }
 
 // signer returns the tenant's signer, or nil when it has no certificate.
-func (m *Manager) signer(t *einvoice.Tenant) (*dsig.Signer, error) {
+func (s *Service) signer(t *einvoice.Tenant) (*dsig.Signer, error) {
 	a := t.Authority
 	if a.CertificatePEM == "" && len(a.PKCS12) == 0 {
 		return nil, nil
 	}
-	if e, ok := m.signers.Load(t.ID); ok && e.(*signerEntry).updated.Equal(t.UpdatedAt) {
+	if e, ok := s.signers.Load(t.ID); ok && e.(*signerEntry).updated.Equal(t.UpdatedAt) {
 		return e.(*signerEntry).signer, e.(*signerEntry).err
 	}
-	var s *dsig.Signer
+	var sig *dsig.Signer
 	var err error
 	if len(a.PKCS12) > 0 {
-		s, err = dsig.NewSignerPKCS12(a.PKCS12, a.PKCS12Password)
+		sig, err = dsig.NewSignerPKCS12(a.PKCS12, a.PKCS12Password)
 	} else {
-		s, err = dsig.NewSigner([]byte(a.CertificatePEM), []byte(a.PrivateKeyPEM))
+		sig, err = dsig.NewSigner([]byte(a.CertificatePEM), []byte(a.PrivateKeyPEM))
 	}
 	if err != nil {
 		err = fmt.Errorf("tenant signing certificate: %w", err)
 	}
-	m.signers.Store(t.ID, &signerEntry{updated: t.UpdatedAt, signer: s, err: err})
-	return s, err
+	s.signers.Store(t.ID, &signerEntry{updated: t.UpdatedAt, signer: sig, err: err})
+	return sig, err
 }
 
 // party returns the document's buyer or on-behalf seller (nil for a
 // consolidated invoice).
-func (m *Manager) party(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
+func (s *Service) party(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
 	var kind einvoice.PartyKind
 	var id string
 	switch {
@@ -61,7 +62,7 @@ func (m *Manager) party(ctx context.Context, d *einvoice.Document) (*einvoice.Pa
 	default:
 		return nil, nil
 	}
-	p, err := m.o.Store.GetParty(ctx, d.TenantID, kind, id)
+	p, err := s.store.GetParty(ctx, d.TenantID, kind, id)
 	if err != nil {
 		return nil, fmt.Errorf("document party: %w", err)
 	}
@@ -87,44 +88,44 @@ type Built struct {
 
 // Build writes the UBL of d for the tenant, signed when the tenant has a
 // certificate. A document already frozen keeps its parties.
-func (m *Manager) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, issuedAt time.Time) (*Built, error) {
-	p, err := m.partyFor(ctx, d)
+func (s *Service) Build(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, issuedAt time.Time) (*Built, error) {
+	p, err := s.partyFor(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	return m.build(t, d, p, issuedAt, true)
+	return s.build(t, d, p, issuedAt, true)
 }
 
 // partyFor is the party a document's UBL needs: none once it is frozen.
-func (m *Manager) partyFor(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
+func (s *Service) partyFor(ctx context.Context, d *einvoice.Document) (*einvoice.Party, error) {
 	if d.Frozen != nil {
 		return nil, nil
 	}
-	return m.party(ctx, d)
+	return s.party(ctx, d)
 }
 
 // build writes the UBL of d with its party; with sign, signed when the
 // tenant has a certificate.
-func (m *Manager) build(t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party, issuedAt time.Time, sign bool) (*Built, error) {
+func (s *Service) build(t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party, issuedAt time.Time, sign bool) (*Built, error) {
 	b := &Built{IssuedAt: issuedAt, Version: VersionUnsigned}
 	if d.Frozen != nil {
 		b.Frozen = *d.Frozen
 	} else {
 		b.Frozen.Supplier, b.Frozen.Customer = einvoice.Parties(d, t.Profile, p)
 	}
-	s, err := m.signer(t)
+	sig, err := s.signer(t)
 	if err != nil {
 		return nil, err
 	}
-	if s != nil {
+	if sig != nil {
 		b.Version = VersionSigned
 	}
 	body, err := ubl.Marshal(ubl.Input{Doc: d, Supplier: b.Frozen.Supplier, Customer: b.Frozen.Customer, IssuedAt: issuedAt, Version: b.Version})
 	if err != nil {
 		return nil, fmt.Errorf("write UBL: %w", err)
 	}
-	if s != nil && sign {
-		if body, err = s.Sign(body, m.now()); err != nil {
+	if sig != nil && sign {
+		if body, err = sig.Sign(body, s.now()); err != nil {
 			return nil, fmt.Errorf("sign UBL: %w", err)
 		}
 	}
@@ -135,44 +136,44 @@ func (m *Manager) build(t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Pa
 // signatureReserve bounds what a signature adds to a document: the
 // certificate in base64, plus 4 KB for the rest (digests, signature value,
 // names, the fixed structure; about 2.5 KB with a 2048-bit key).
-func signatureReserve(s *dsig.Signer) int {
-	return base64.StdEncoding.EncodedLen(len(s.Certificate().Raw)) + 4096
+func signatureReserve(sig *dsig.Signer) int {
+	return base64.StdEncoding.EncodedLen(len(sig.Certificate().Raw)) + 4096
 }
 
-// UBLSize returns the size in bytes of the document's UBL as it would be
+// ublSize returns the size in bytes of the document's UBL as it would be
 // sent now (validate's 300 KB check), with p its buyer or seller. It does
 // not sign: a signature adds at most signatureReserve, counted instead, so
 // that validating costs no RSA operation.
-func (m *Manager) UBLSize(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party) (int, error) {
-	b, err := m.build(t, d, p, issueTime(d, m.now()), false)
+func (s *Service) ublSize(t *einvoice.Tenant, d *einvoice.Document, p *einvoice.Party) (int, error) {
+	b, err := s.build(t, d, p, issueTime(d, s.now()), false)
 	if err != nil {
 		return 0, err
 	}
 	n := len(b.UBL)
-	if s, _ := m.signer(t); s != nil {
-		n += signatureReserve(s)
+	if sig, _ := s.signer(t); sig != nil {
+		n += signatureReserve(sig)
 	}
 	return n, nil
 }
 
 // UBL returns the UBL sent for a document, or the UBL that would be sent now.
-func (m *Manager) UBL(ctx context.Context, tenantID, id string) ([]byte, error) {
-	d, err := m.document(ctx, tenantID, id)
+func (s *Service) UBL(ctx context.Context, tenantID, id string) ([]byte, error) {
+	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	body, err := m.o.Store.GetUBL(ctx, tenantID, id)
+	body, err := s.store.GetUBL(ctx, tenantID, id)
 	if err == nil && d.Status != einvoice.StatusDraft && d.Status != einvoice.StatusReady {
 		return body, nil
 	}
-	if err != nil && err != einvoice.ErrNotFound {
+	if err != nil && !errors.Is(err, einvoice.ErrNotFound) {
 		return nil, fmt.Errorf("get UBL: %w", err)
 	}
-	t, err := m.tenant(ctx, tenantID)
+	t, err := s.tenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
-	b, err := m.Build(ctx, t, d, issueTime(d, m.now()))
+	b, err := s.Build(ctx, t, d, issueTime(d, s.now()))
 	if err != nil {
 		return nil, einvoice.Errorf(einvoice.CodeDocumentNotReady, "The document cannot be written as UBL yet (%v): validate it first.", err)
 	}

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -21,21 +21,21 @@ const settleBatch = 1000
 // state, a document the search shows it does not have is sent again (the
 // same stored bytes), and the others wait for a later search, unsent. It
 // returns how many jobs it took.
-func (m *Manager) SettleOnce(ctx context.Context) (int, error) {
-	owner := m.o.NewID()
-	now := m.now()
-	jobs, err := m.o.Store.ClaimUnknown(ctx, owner, now, now.Add(m.o.Lease), settleBatch)
+func (s *Service) SettleOnce(ctx context.Context) (int, error) {
+	owner := s.newID()
+	now := s.now()
+	jobs, err := s.store.ClaimUnknown(ctx, owner, now, now.Add(s.lease), settleBatch)
 	if err != nil || len(jobs) == 0 {
 		return 0, err
 	}
 	work := context.WithoutCancel(ctx) // record what was learnt
-	t, err := m.tenant(work, jobs[0].TenantID)
+	t, err := s.tenant(work, jobs[0].TenantID)
 	if err != nil {
 		// Taken again once their lease ends.
 		return len(jobs), fmt.Errorf("load the tenant of unknown outcomes: %w", err)
 	}
-	if resend := m.settle(ctx, t, jobs, owner); len(resend) > 0 {
-		m.send(work, t, resend, owner)
+	if resend := s.settle(ctx, t, jobs, owner); len(resend) > 0 {
+		s.send(work, t, resend, owner)
 	}
 	return len(jobs), nil
 }
@@ -51,12 +51,12 @@ const sweepBudgetWait = 2 * time.Minute
 // to be sent again. The search may outlast a lease (it waits for the search
 // budget, 12 calls a minute): the leases are renewed meanwhile. It stops
 // when ctx ends; what remains unknown is asked again later.
-func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoice.Job, owner string) []*item {
+func (s *Service) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoice.Job, owner string) []*item {
 	work := context.WithoutCancel(ctx)
 	var items []*item
 	var sought []einvoice.SoughtDocument
 	for _, j := range jobs {
-		if it := m.loadItem(work, j, owner); it != nil {
+		if it := s.loadItem(work, j, owner); it != nil {
 			items = append(items, it)
 			sought = append(sought, soughtOf(it))
 		}
@@ -64,13 +64,13 @@ func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoi
 	if len(items) == 0 {
 		return nil
 	}
-	creds, err := m.credentials(t)
+	creds, err := s.credentials(t)
 	var found einvoice.FindResult
 	if err == nil {
-		stop := m.keepLeases(work, items, owner)
+		stop := s.keepLeases(work, items, owner)
 		// A sweep that gave up a page for want of budget would start over
 		// next time: it waits for its slots instead (the leases are kept).
-		found, err = m.o.Authority.FindDocuments(einvoice.WithBudgetWait(ctx, sweepBudgetWait), creds, sought)
+		found, err = s.authority.FindDocuments(einvoice.WithBudgetWait(ctx, sweepBudgetWait), creds, sought)
 		stop()
 	}
 	var resend, unknown []*item
@@ -78,12 +78,12 @@ func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoi
 		switch {
 		case i < len(found.Matches) && len(found.Matches[i]) > 0:
 			st := best(found.Matches[i])
-			m.log.InfoContext(work, "unknown outcome settled: the authority has the document", "document_id", it.doc.ID, "uuid", st.UUID,
+			s.log.InfoContext(work, "unknown outcome settled: the authority has the document", "document_id", it.doc.ID, "uuid", st.UUID,
 				"copies", len(found.Matches[i]))
-			m.accepted(work, it, owner, st.SubmissionUID, st.UUID,
+			s.accepted(work, it, owner, st.SubmissionUID, st.UUID,
 				"accepted by the authority as "+st.UUID+" (found by a search after its answer was lost)")
 		case i < len(found.Absent) && found.Absent[i]:
-			m.log.InfoContext(work, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
+			s.log.InfoContext(work, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
 			resend = append(resend, it)
 		default:
 			unknown = append(unknown, it)
@@ -93,7 +93,7 @@ func (m *Manager) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoi
 		if err == nil {
 			err = errors.New("the search could not read every submission since the document may have been sent")
 		}
-		m.retryLater(work, unknown, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
+		s.retryLater(work, unknown, owner, fmt.Errorf("settle unknown outcome: %w", err), true)
 	}
 	return resend
 }
@@ -127,18 +127,18 @@ func isInvalid(s einvoice.DocumentState) bool { return strings.EqualFold(s.Statu
 
 // keepLeases renews the leases of the items' jobs, held by owner, every
 // third of a lease until the returned stop is called (and has returned).
-func (m *Manager) keepLeases(ctx context.Context, items []*item, owner string) (stop func()) {
+func (s *Service) keepLeases(ctx context.Context, items []*item, owner string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(m.o.Lease / 3)
+		tick := time.NewTicker(s.lease / 3)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				m.renew(ctx, items, owner)
+				s.renew(ctx, items, owner)
 			}
 		}
 	})
@@ -150,28 +150,28 @@ func (m *Manager) keepLeases(ctx context.Context, items []*item, owner string) (
 
 // renew extends the leases of the items' jobs; a job whose lease was lost
 // is left to the worker that holds it now (its writes here will fail).
-func (m *Manager) renew(ctx context.Context, items []*item, owner string) {
-	until := m.now().Add(m.o.Lease)
+func (s *Service) renew(ctx context.Context, items []*item, owner string) {
+	until := s.now().Add(s.lease)
 	jobs := make([]*einvoice.Job, len(items))
 	for i, it := range items {
 		it.job.LeaseUntil = until
 		jobs[i] = it.job
 	}
-	if m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}) == nil {
+	if s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}) == nil {
 		return
 	}
 	for _, j := range jobs {
-		if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
-			m.log.WarnContext(ctx, "could not renew the lease of an unknown outcome", "document_id", j.DocumentID, "error", err)
+		if err := s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+			s.log.WarnContext(ctx, "could not renew the lease of an unknown outcome", "document_id", j.DocumentID, "error", err)
 		}
 	}
 }
 
 // release ends a job's lease without touching anything else, for another
 // loop to take it.
-func (m *Manager) release(ctx context.Context, j *einvoice.Job, owner string) {
-	j.LeaseUntil = m.now()
-	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
-		m.log.WarnContext(ctx, "could not release a job", "document_id", j.DocumentID, "error", err)
+func (s *Service) release(ctx context.Context, j *einvoice.Job, owner string) {
+	j.LeaseUntil = s.now()
+	if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		s.log.WarnContext(ctx, "could not release a job", "document_id", j.DocumentID, "error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"cmp"
@@ -18,61 +18,61 @@ import (
 // something failed (the caller reschedules the job with that cause). A
 // document found Invalid as the duplicate of one the authority holds (DS302)
 // takes that original's uuid and verdict (settleDuplicate).
-func (m *Manager) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, d *einvoice.Document, s einvoice.DocumentState,
+func (s *Service) apply(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, d *einvoice.Document, state einvoice.DocumentState,
 	j *einvoice.Job, owner string) (bool, error) {
-	if isInvalid(s) && len(s.Errors) == 0 {
-		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-		det, err := m.o.Authority.GetDocumentDetails(callCtx, creds, s.UUID)
+	if isInvalid(state) && len(state.Errors) == 0 {
+		callCtx, cancel := context.WithTimeout(ctx, s.wait)
+		det, err := s.authority.GetDocumentDetails(callCtx, creds, state.UUID)
 		cancel()
 		if err != nil {
 			return false, fmt.Errorf("read the errors of an invalid document: %w", err)
 		}
-		s.Errors = det.Errors
+		state.Errors = det.Errors
 	}
-	if isInvalid(s) {
-		if dup, original := duplicateOf(s.Errors, s.UUID); dup {
-			return m.settleDuplicate(ctx, creds, d, s, original, j, owner)
+	if isInvalid(state) {
+		if dup, original := duplicateOf(state.Errors, state.UUID); dup {
+			return s.settleDuplicate(ctx, creds, d, state, original, j, owner)
 		}
 	}
-	return m.recordState(ctx, d, s, j, owner, "")
+	return s.recordState(ctx, d, state, j, owner, "")
 }
 
 // recordState records the state s of d (Submitted or Valid) as the authority
 // gives it, the errors of an Invalid one included; why, when given, starts
 // the history note. It reports whether d reached a final status.
-func (m *Manager) recordState(ctx context.Context, d *einvoice.Document, s einvoice.DocumentState, j *einvoice.Job, owner, why string) (bool, error) {
-	now := m.now()
+func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state einvoice.DocumentState, j *einvoice.Job, owner, why string) (bool, error) {
+	now := s.now()
 	from := d.Status
 	rec := d.Authority
 	if rec == nil {
 		rec = &einvoice.AuthorityRecord{}
 		d.Authority = rec
 	}
-	if s.LongID != "" {
-		rec.LongID = s.LongID
+	if state.LongID != "" {
+		rec.LongID = state.LongID
 	}
-	if s.ValidatedAt != nil {
-		rec.ValidatedAt = s.ValidatedAt
+	if state.ValidatedAt != nil {
+		rec.ValidatedAt = state.ValidatedAt
 	}
 	var note string
-	switch strings.ToLower(s.Status) {
+	switch strings.ToLower(state.Status) {
 	case "valid":
 		d.Status, note = einvoice.StatusValid, "validated by the authority"
-		if s.RejectRequestedAt != nil && rec.RejectionRequested == nil {
-			rr := &einvoice.RejectionRequest{Reason: s.StatusReason, RequestedAt: *s.RejectRequestedAt}
+		if state.RejectRequestedAt != nil && rec.RejectionRequested == nil {
+			rr := &einvoice.RejectionRequest{Reason: state.StatusReason, RequestedAt: *state.RejectRequestedAt}
 			if rec.ValidatedAt != nil {
 				rr.CancelBefore = rec.ValidatedAt.Add(einvoice.CancelWindow)
 			}
-			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(s.StatusReason, 200)
+			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(state.StatusReason, 200)
 		} else if from == einvoice.StatusValid {
 			return true, nil // nothing new
 		}
 	case "invalid":
 		d.Status, note = einvoice.StatusInvalid, "found invalid by the authority"
-		rec.Errors = s.Errors
+		rec.Errors = state.Errors
 	case "cancelled":
 		d.Status, note = einvoice.StatusCancelled, "cancelled at the authority"
-		rec.CancelledAt = s.CancelledAt
+		rec.CancelledAt = state.CancelledAt
 		if rec.CancelledAt == nil {
 			rec.CancelledAt = &now
 		}
@@ -84,20 +84,20 @@ func (m *Manager) recordState(ctx context.Context, d *einvoice.Document, s einvo
 		note = why + "; " + note
 	}
 	w := einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{from},
-		Event: &einvoice.Event{ID: m.o.NewID(), Status: d.Status, Note: note, At: now}}
+		Event: &einvoice.Event{ID: s.newID(), Status: d.Status, Note: note, At: now}}
 	if j != nil {
 		j.State, j.LeaseUntil, j.UpdatedAt, j.LastError = einvoice.JobDone, now, now, ""
 		w.Jobs, w.Lease = []*einvoice.Job{j}, owner
 	}
-	if err := m.o.Store.WriteSubmission(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
-		m.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
+	if err := s.store.WriteSubmission(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
+		s.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
 		return false, fmt.Errorf("record the authority's verdict: %w", err)
 	}
 	if j == nil && from == einvoice.StatusSubmitted {
 		// A verdict found by a status request: the poll job has nothing
 		// left to follow.
-		if err := m.o.Store.FinishPoll(ctx, d.TenantID, d.ID, now); err != nil {
-			m.log.WarnContext(ctx, "could not close the poll job", "document_id", d.ID, "error", err)
+		if err := s.store.FinishPoll(ctx, d.TenantID, d.ID, now); err != nil {
+			s.log.WarnContext(ctx, "could not close the poll job", "document_id", d.ID, "error", err)
 		}
 	}
 	return true, nil
@@ -115,48 +115,44 @@ type StatusResult struct {
 
 // Status returns a document's status, first refreshed from the authority for
 // Submitted and Valid documents.
-func (m *Manager) Status(ctx context.Context, tenantID, id string) (*StatusResult, error) {
-	d, err := m.document(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := m.tenant(ctx, tenantID)
+func (s *Service) Status(ctx context.Context, tenantID, id string) (*StatusResult, error) {
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
 	res := &StatusResult{Doc: d}
 	if (d.Status == einvoice.StatusSubmitted || d.Status == einvoice.StatusValid) && d.Authority != nil && d.Authority.SubmissionUID != "" {
-		if !m.refresh(ctx, t, d) {
+		if !s.refresh(ctx, t, d) {
 			res.Stale = true
 		}
-		if res.Doc, err = m.document(ctx, tenantID, id); err != nil {
+		if res.Doc, err = s.document(ctx, tenantID, id); err != nil {
 			return nil, err
 		}
 	}
-	if j, err := m.o.Store.GetJob(ctx, tenantID, id); err == nil {
+	if j, err := s.store.GetJob(ctx, tenantID, id); err == nil {
 		res.Job = j
 	}
-	res.ValidationURL = m.ValidationURL(t, res.Doc)
+	res.ValidationURL = s.ValidationURL(t, res.Doc)
 	return res, nil
 }
 
 // refresh asks the authority about d and records the answer; false when the
 // authority could not be asked.
-func (m *Manager) refresh(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document) bool {
-	creds, err := m.credentials(t)
+func (s *Service) refresh(ctx context.Context, t *einvoice.Tenant, d *einvoice.Document) bool {
+	creds, err := s.credentials(t)
 	if err != nil {
 		return false
 	}
-	callCtx, cancel := context.WithTimeout(ctx, min(m.o.Wait, 5*time.Second))
-	st, err := m.o.Authority.GetSubmission(callCtx, creds, d.Authority.SubmissionUID)
+	callCtx, cancel := context.WithTimeout(ctx, min(s.wait, 5*time.Second))
+	st, err := s.authority.GetSubmission(callCtx, creds, d.Authority.SubmissionUID)
 	cancel()
 	if err != nil {
-		m.log.InfoContext(ctx, "status refresh failed; answering the stored state", "document_id", d.ID, "error", err)
+		s.log.InfoContext(ctx, "status refresh failed; answering the stored state", "document_id", d.ID, "error", err)
 		return false
 	}
-	for _, s := range st.Documents {
-		if s.UUID == d.Authority.DocumentUUID {
-			_, _ = m.apply(ctx, t, creds, d, s, nil, "") // the poller retries what failed
+	for _, state := range st.Documents {
+		if state.UUID == d.Authority.DocumentUUID {
+			_, _ = s.apply(ctx, t, creds, d, state, nil, "") // the poller retries what failed
 			return true
 		}
 	}
@@ -165,44 +161,44 @@ func (m *Manager) refresh(ctx context.Context, t *einvoice.Tenant, d *einvoice.D
 
 // Cancel cancels a Valid document at the authority, within 72 hours of its
 // validation.
-func (m *Manager) Cancel(ctx context.Context, tenantID, keyID, id, reason string) (*StatusResult, error) {
+func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string) (*StatusResult, error) {
 	if n := utf8.RuneCountInString(strings.TrimSpace(reason)); n == 0 || utf8.RuneCountInString(reason) > 300 {
 		return nil, einvoice.FieldErrors{"reason": {"is required, 1 to 300 characters"}}.Err()
 	}
-	d, err := m.document(ctx, tenantID, id)
+	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
 	if d.Status != einvoice.StatusValid || d.Authority == nil {
 		return nil, einvoice.Errorf(einvoice.CodeDocumentNotValid, "Only a Valid document can be cancelled; this one is %s.", d.Status)
 	}
-	now := m.now()
+	now := s.now()
 	if v := d.Authority.ValidatedAt; v != nil && now.After(v.Add(einvoice.CancelWindow)) {
 		return nil, einvoice.Errorf(einvoice.CodeCancelWindowClosed,
 			"The document was validated at %s: it can only be cancelled within 72 hours of that. Issue a credit note instead.", v.Format(time.RFC3339))
 	}
-	t, err := m.tenant(ctx, tenantID)
+	t, err := s.tenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
-	creds, err := m.credentials(t)
+	creds, err := s.credentials(t)
 	if err != nil {
 		return nil, err
 	}
-	callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-	err = m.o.Authority.CancelDocument(callCtx, creds, d.Authority.DocumentUUID, reason)
+	callCtx, cancel := context.WithTimeout(ctx, s.wait)
+	err = s.authority.CancelDocument(callCtx, creds, d.Authority.DocumentUUID, reason)
 	cancel()
 	if err != nil {
 		return nil, authorityError(err, "cancel")
 	}
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
-	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
 	// The authority has cancelled it: record that even if the client left.
-	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
+	if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
 		return nil, fmt.Errorf("record cancellation: %w", err)
 	}
-	return &StatusResult{Doc: d, ValidationURL: m.ValidationURL(t, d)}, nil
+	return &StatusResult{Doc: d, ValidationURL: s.ValidationURL(t, d)}, nil
 }
 
 // authorityError turns a failed synchronous call into the API's error: the

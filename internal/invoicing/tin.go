@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -10,22 +10,22 @@ import (
 // tinWait bounds a TIN check made while answering a request.
 const tinWait = 3 * time.Second
 
-// CheckTIN asks the authority, with the tenant's credentials, whether it
+// askTIN asks the authority, with the tenant's credentials, whether it
 // knows the party's TIN with its id. The answer is cached by the client; a
 // failure gives the unverified status (asked again at validate).
-func (m *Manager) CheckTIN(ctx context.Context, t *einvoice.Tenant, p *einvoice.Party) einvoice.TINCheck {
-	now := m.now()
+func (s *Service) askTIN(ctx context.Context, t *einvoice.Tenant, p *einvoice.Party) einvoice.TINCheck {
+	now := s.now()
 	c := einvoice.TINCheck{Status: einvoice.TINUnverified, Key: einvoice.TINKey(p), CheckedAt: &now}
-	creds, err := m.credentials(t)
+	creds, err := s.credentials(t)
 	if err != nil {
 		return c
 	}
 	callCtx, cancel := context.WithTimeout(ctx, tinWait)
 	defer cancel()
-	ok, err := m.o.Authority.ValidateTIN(callCtx, creds, p.TIN, p.IDType, p.IDValue)
+	ok, err := s.authority.ValidateTIN(callCtx, creds, p.TIN, p.IDType, p.IDValue)
 	switch {
 	case err != nil:
-		m.log.InfoContext(ctx, "TIN check failed", "party_id", p.ID, "error", err)
+		s.log.InfoContext(ctx, "TIN check failed", "party_id", p.ID, "error", err)
 	case ok:
 		c.Status = einvoice.TINVerified
 	default:

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 
 // chunks splits items into as few submissions as the authority's limits
 // allow (the client's Split, on the exact bytes it would send).
-func (m *Manager) chunks(items []*item) ([][]*item, error) {
+func (s *Service) chunks(items []*item) ([][]*item, error) {
 	docs := make([]einvoice.OutgoingDocument, len(items))
 	for i, it := range items {
 		docs[i] = einvoice.OutgoingDocument{CodeNumber: it.doc.InvoiceSerialNumber, Body: it.ubl}
 	}
-	groups, err := m.o.Authority.Split(docs)
+	groups, err := s.authority.Split(docs)
 	if err != nil {
 		return nil, err
 	}
@@ -33,15 +33,15 @@ func (m *Manager) chunks(items []*item) ([][]*item, error) {
 // send sends items (all of tenant t, leased to owner) in as few submissions
 // as the limits allow, and records each outcome. It returns the submission
 // uids.
-func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) []string {
-	groups, err := m.chunks(items)
+func (s *Service) send(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) []string {
+	groups, err := s.chunks(items)
 	if err != nil {
 		// Documents the authority would never take are refused alone (a
 		// check without I/O), so that the others still go together.
 		var fit []*item
 		for _, it := range items {
-			if _, err := m.chunks([]*item{it}); err != nil {
-				m.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
+			if _, err := s.chunks([]*item{it}); err != nil {
+				s.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
 					"over the authority's size limits: not sent")
 				continue
 			}
@@ -50,14 +50,14 @@ func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, o
 		if len(fit) == 0 {
 			return nil
 		}
-		if groups, err = m.chunks(fit); err != nil {
-			m.retryLater(ctx, fit, owner, err, false)
+		if groups, err = s.chunks(fit); err != nil {
+			s.retryLater(ctx, fit, owner, err, false)
 			return nil
 		}
 	}
 	var uids []string
 	for _, c := range groups {
-		if uid := m.sendChunk(ctx, t, c, owner); uid != "" {
+		if uid := s.sendChunk(ctx, t, c, owner); uid != "" {
 			uids = append(uids, uid)
 		}
 	}
@@ -65,31 +65,31 @@ func (m *Manager) send(ctx context.Context, t *einvoice.Tenant, items []*item, o
 }
 
 // sendChunk sends one submission.
-func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) string {
-	creds, err := m.credentials(t)
+func (s *Service) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*item, owner string) string {
+	creds, err := s.credentials(t)
 	if err != nil {
-		m.retryLater(ctx, items, owner, err, false)
+		s.retryLater(ctx, items, owner, err, false)
 		return ""
 	}
 	// Mark every job maybe-sent before the call: a crash from here on
 	// leaves the outcome unknown, to be settled by asking the authority.
-	now := m.now()
+	now := s.now()
 	jobs := make([]*einvoice.Job, len(items))
 	for i, it := range items {
 		// The lease is renewed with the mark, so that no other worker can
 		// take the job over while this call may still be under way.
 		it.job.Attempts++
-		it.job.MaybeSent, it.job.LeaseUntil, it.job.UpdatedAt = true, now.Add(m.o.Lease), now
+		it.job.MaybeSent, it.job.LeaseUntil, it.job.UpdatedAt = true, now.Add(s.lease), now
 		jobs[i] = it.job
 	}
 	sendable := items
-	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}); err != nil {
+	if err := s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: jobs, Lease: owner}); err != nil {
 		// One job's lease was lost (or the write failed): mark them one by
 		// one and send those still held.
 		sendable = nil
 		for _, it := range items {
-			if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
-				m.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
+			if err := s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{it.job}, Lease: owner}); err != nil {
+				s.log.WarnContext(ctx, "submission job lost before sending", "document_id", it.doc.ID, "error", err)
 				continue
 			}
 			sendable = append(sendable, it)
@@ -102,11 +102,11 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	for i, it := range sendable {
 		docs[i] = einvoice.OutgoingDocument{CodeNumber: it.doc.InvoiceSerialNumber, Body: it.ubl}
 	}
-	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.Wait)
-	res, err := m.o.Authority.Submit(callCtx, creds, docs)
+	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.wait)
+	res, err := s.authority.Submit(callCtx, creds, docs)
 	cancel()
 	if err != nil {
-		m.submitFailed(ctx, sendable, owner, err)
+		s.submitFailed(ctx, sendable, owner, err)
 		return ""
 	}
 	byCode := map[string]*item{}
@@ -116,54 +116,54 @@ func (m *Manager) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	for _, a := range res.Accepted {
 		if it := byCode[a.CodeNumber]; it != nil {
 			delete(byCode, a.CodeNumber)
-			m.accepted(ctx, it, owner, res.SubmissionUID, a.UUID, "accepted by the authority as "+a.UUID)
+			s.accepted(ctx, it, owner, res.SubmissionUID, a.UUID, "accepted by the authority as "+a.UUID)
 		}
 	}
 	for _, r := range res.Rejected {
 		if it := byCode[r.CodeNumber]; it != nil {
 			delete(byCode, r.CodeNumber)
-			m.rejected(ctx, it, owner, []einvoice.AuthorityError{r.Error}, "refused by the authority at submission")
+			s.rejected(ctx, it, owner, []einvoice.AuthorityError{r.Error}, "refused by the authority at submission")
 		}
 	}
 	for _, it := range byCode { // not in the answer: settle later
-		m.retryLater(ctx, []*item{it}, owner, errors.New("the authority's answer did not mention the document"), true)
+		s.retryLater(ctx, []*item{it}, owner, errors.New("the authority's answer did not mention the document"), true)
 	}
 	return res.SubmissionUID
 }
 
 // submitFailed records a submission call that failed.
-func (m *Manager) submitFailed(ctx context.Context, items []*item, owner string, err error) {
+func (s *Service) submitFailed(ctx context.Context, items []*item, owner string, err error) {
 	ce, ok := einvoice.AsCallError(err)
 	switch {
 	case errors.Is(err, einvoice.ErrTooLarge):
 		for _, it := range items {
-			m.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
+			s.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
 				"over the authority's size limits: not sent")
 		}
 	case errors.Is(err, einvoice.ErrLogin), ok && ce.NotSent:
 		// Nothing was sent (a failed login: the tenant's credentials may
 		// need fixing, as the last error says; or the rate budget): try
 		// again later.
-		m.retryLater(ctx, items, owner, err, false)
+		s.retryLater(ctx, items, owner, err, false)
 	case ok && ce.Status == 422 && ce.Body.Code == "DuplicateSubmission":
 		// The authority has seen this very payload: settle by asking.
-		m.retryLater(ctx, items, owner, err, true)
+		s.retryLater(ctx, items, owner, err, true)
 	case ok && ce.Temporary():
-		m.retryLater(ctx, items, owner, err, ce.Unanswered())
+		s.retryLater(ctx, items, owner, err, ce.Unanswered())
 	case ok && ce.Status >= 400 && ce.Status < 500:
 		body := ce.Body
 		if body.Code == "" && body.Message == "" {
 			body = einvoice.AuthorityError{Code: fmt.Sprintf("HTTP%d", ce.Status), Message: err.Error()}
 		}
 		for _, it := range items {
-			m.rejected(ctx, it, owner, []einvoice.AuthorityError{body}, "refused by the authority at submission")
+			s.rejected(ctx, it, owner, []einvoice.AuthorityError{body}, "refused by the authority at submission")
 		}
 	case ok:
-		m.retryLater(ctx, items, owner, err, true)
+		s.retryLater(ctx, items, owner, err, true)
 	default:
 		// Refused before any call, or an unknown failure: ask before sending
 		// again, to be safe.
-		m.retryLater(ctx, items, owner, err, true)
+		s.retryLater(ctx, items, owner, err, true)
 	}
 }
 
@@ -180,8 +180,8 @@ func backoff(attempts int, retryAfter time.Duration) time.Duration {
 }
 
 // retryLater releases the jobs for a later attempt by any worker.
-func (m *Manager) retryLater(ctx context.Context, items []*item, owner string, cause error, maybeSent bool) {
-	now := m.now()
+func (s *Service) retryLater(ctx context.Context, items []*item, owner string, cause error, maybeSent bool) {
+	now := s.now()
 	var ra time.Duration
 	if ce, ok := einvoice.AsCallError(cause); ok {
 		ra = ce.RetryAfter
@@ -192,17 +192,17 @@ func (m *Manager) retryLater(ctx context.Context, items []*item, owner string, c
 		j.LastError = truncate(cause.Error(), 500)
 		j.NextAttemptAt = now.Add(backoff(j.Attempts, ra))
 		j.LeaseUntil, j.UpdatedAt = now, now
-		if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
-			m.log.WarnContext(ctx, "could not reschedule submission job", "document_id", it.doc.ID, "error", err)
+		if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+			s.log.WarnContext(ctx, "could not reschedule submission job", "document_id", it.doc.ID, "error", err)
 		}
 	}
-	m.log.InfoContext(ctx, "authority call failed; will retry", "documents", len(items), "maybe_sent", maybeSent, "error", cause)
+	s.log.InfoContext(ctx, "authority call failed; will retry", "documents", len(items), "maybe_sent", maybeSent, "error", cause)
 }
 
 // accepted records a document the authority took in: Submitted, and its job
 // now follows it to its verdict; note goes to the document's history.
-func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, uuid, note string) {
-	now := m.now()
+func (s *Service) accepted(ctx context.Context, it *item, owner, submissionUID, uuid, note string) {
+	now := s.now()
 	d, j := it.doc, it.job
 	d.Status, d.UpdatedAt = einvoice.StatusSubmitted, now
 	if d.Authority == nil {
@@ -210,14 +210,14 @@ func (m *Manager) accepted(ctx context.Context, it *item, owner, submissionUID, 
 	}
 	d.Authority.DocumentUUID, d.Authority.SubmissionUID, d.Authority.SubmittedAt = uuid, submissionUID, &now
 	j.Kind, j.State, j.MaybeSent, j.LastError = einvoice.JobPoll, einvoice.JobPending, false, ""
-	j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = submissionUID, now.Add(m.o.PollAfter), now, now
-	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusSubmitted, Note: note, At: now}
-	m.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
+	j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = submissionUID, now.Add(s.pollAfter), now, now
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusSubmitted, Note: note, At: now}
+	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
 }
 
 // rejected records a document the authority refused: Invalid with its errors.
-func (m *Manager) rejected(ctx context.Context, it *item, owner string, errs []einvoice.AuthorityError, note string) {
-	now := m.now()
+func (s *Service) rejected(ctx context.Context, it *item, owner string, errs []einvoice.AuthorityError, note string) {
+	now := s.now()
 	d, j := it.doc, it.job
 	d.Status, d.UpdatedAt = einvoice.StatusInvalid, now
 	if d.Authority == nil {
@@ -228,16 +228,16 @@ func (m *Manager) rejected(ctx context.Context, it *item, owner string, errs []e
 	if len(errs) > 0 {
 		j.LastError = truncate(errs[0].Code+" "+errs[0].Message, 500)
 	}
-	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusInvalid, Note: note, At: now}
-	m.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted},
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusInvalid, Note: note, At: now}
+	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted},
 		Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
 }
 
 // write applies a lifecycle write, logging a lost lease (another worker has
 // taken the job over and will settle it).
-func (m *Manager) write(ctx context.Context, w einvoice.SubmissionWrite) {
-	if err := m.o.Store.WriteSubmission(context.WithoutCancel(ctx), w); err != nil {
-		m.log.WarnContext(ctx, "submission step not recorded", "document_id", w.Doc.ID, "error", err)
+func (s *Service) write(ctx context.Context, w einvoice.SubmissionWrite) {
+	if err := s.store.WriteSubmission(context.WithoutCancel(ctx), w); err != nil {
+		s.log.WarnContext(ctx, "submission step not recorded", "document_id", w.Doc.ID, "error", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -19,24 +19,24 @@ const claimBatch = 100
 // search, which may wait for the authority's search budget, never holds up
 // sends and polls. It blocks until ctx ends and they have finished the work
 // in hand.
-func (m *Manager) Run(ctx context.Context) {
+func (s *Service) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for i := 0; i < m.o.Workers; i++ {
-		wg.Go(func() { m.loop(ctx, "submission worker", m.RunOnce) })
-		wg.Go(func() { m.loop(ctx, "settle unknown outcomes", m.SettleOnce) })
+	for i := 0; i < s.workers; i++ {
+		wg.Go(func() { s.loop(ctx, "submission worker", s.RunOnce) })
+		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
 	wg.Wait()
 }
 
 // loop runs once until ctx ends, resting when it found nothing to do.
-func (m *Manager) loop(ctx context.Context, what string, once func(context.Context) (int, error)) {
+func (s *Service) loop(ctx context.Context, what string, once func(context.Context) (int, error)) {
 	for ctx.Err() == nil {
 		n, err := once(ctx)
 		if err != nil && ctx.Err() == nil {
-			m.log.WarnContext(ctx, what, "error", err)
+			s.log.WarnContext(ctx, what, "error", err)
 		}
 		if n == 0 || err != nil {
-			rest := m.o.Idle/2 + time.Duration(rand.Int64N(int64(m.o.Idle)))
+			rest := s.idle/2 + time.Duration(rand.Int64N(int64(s.idle)))
 			select {
 			case <-ctx.Done():
 			case <-time.After(rest):
@@ -47,10 +47,10 @@ func (m *Manager) loop(ctx context.Context, what string, once func(context.Conte
 
 // RunOnce claims the due jobs (up to a batch) and works them: sends and
 // polls; unknown outcomes are SettleOnce's. It returns how many it took.
-func (m *Manager) RunOnce(ctx context.Context) (int, error) {
-	owner := m.o.NewID()
-	now := m.now()
-	jobs, err := m.o.Store.ClaimJobs(ctx, owner, now, now.Add(m.o.Lease), claimBatch)
+func (s *Service) RunOnce(ctx context.Context) (int, error) {
+	owner := s.newID()
+	now := s.now()
+	jobs, err := s.store.ClaimJobs(ctx, owner, now, now.Add(s.lease), claimBatch)
 	if err != nil || len(jobs) == 0 {
 		return 0, err
 	}
@@ -75,7 +75,7 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 		case j.MaybeSent:
 			// Never sent again unsettled: the job goes back to the settle
 			// loop (ClaimJobs leaves such jobs to ClaimUnknown).
-			m.release(ctx, j, owner)
+			s.release(ctx, j, owner)
 		default:
 			g.fresh = append(g.fresh, j)
 		}
@@ -83,31 +83,31 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 	work := context.WithoutCancel(ctx) // finish what was claimed
 	for _, tid := range order {
 		g := groups[tid]
-		t, err := m.tenant(work, tid)
+		t, err := s.tenant(work, tid)
 		if err != nil {
 			// The other tenants' work goes on; these jobs are taken again
 			// once their lease ends.
-			m.log.WarnContext(work, "load the tenant of claimed jobs", "tenant_id", tid, "error", err)
+			s.log.WarnContext(work, "load the tenant of claimed jobs", "tenant_id", tid, "error", err)
 			continue
 		}
 		var send []*item
 		for _, j := range g.fresh {
-			if it := m.loadItem(work, j, owner); it != nil {
+			if it := s.loadItem(work, j, owner); it != nil {
 				send = append(send, it)
 			}
 		}
 		if len(send) > 0 {
-			m.send(work, t, send, owner)
+			s.send(work, t, send, owner)
 		}
 		for uid, js := range g.polls {
 			// The whole submission in one question: take its other
 			// pending documents along, due or not.
-			now := m.now()
-			more, err := m.o.Store.ClaimSubmissionPolls(work, tid, uid, owner, now, now.Add(m.o.Lease))
+			now := s.now()
+			more, err := s.store.ClaimSubmissionPolls(work, tid, uid, owner, now, now.Add(s.lease))
 			if err != nil {
-				m.log.WarnContext(work, "claim the rest of a submission", "submission_uid", uid, "error", err)
+				s.log.WarnContext(work, "claim the rest of a submission", "submission_uid", uid, "error", err)
 			}
-			m.poll(work, t, uid, append(js, more...), owner)
+			s.poll(work, t, uid, append(js, more...), owner)
 		}
 	}
 	return len(jobs), nil
@@ -115,77 +115,77 @@ func (m *Manager) RunOnce(ctx context.Context) (int, error) {
 
 // loadItem reads the document and UBL of a submit job; a document no longer
 // submitting closes the job.
-func (m *Manager) loadItem(ctx context.Context, j *einvoice.Job, owner string) *item {
-	d, err := m.o.Store.GetDocument(ctx, j.TenantID, j.DocumentID)
+func (s *Service) loadItem(ctx context.Context, j *einvoice.Job, owner string) *item {
+	d, err := s.store.GetDocument(ctx, j.TenantID, j.DocumentID)
 	if err == nil && d.Status != einvoice.StatusSubmitting {
-		m.closeJob(ctx, j, owner, "the document is "+string(d.Status))
+		s.closeJob(ctx, j, owner, "the document is "+string(d.Status))
 		return nil
 	}
 	var body []byte
 	if err == nil {
-		body, err = m.o.Store.GetUBL(ctx, j.TenantID, j.DocumentID)
+		body, err = s.store.GetUBL(ctx, j.TenantID, j.DocumentID)
 	}
 	if err != nil {
-		m.retryLater(ctx, []*item{{doc: &einvoice.Document{ID: j.DocumentID}, job: j}}, owner, fmt.Errorf("load document: %w", err), j.MaybeSent)
+		s.retryLater(ctx, []*item{{doc: &einvoice.Document{ID: j.DocumentID}, job: j}}, owner, fmt.Errorf("load document: %w", err), j.MaybeSent)
 		return nil
 	}
 	return &item{doc: d, job: j, ubl: body}
 }
 
 // closeJob marks a job done without touching its document.
-func (m *Manager) closeJob(ctx context.Context, j *einvoice.Job, owner, why string) {
-	now := m.now()
+func (s *Service) closeJob(ctx context.Context, j *einvoice.Job, owner, why string) {
+	now := s.now()
 	j.State, j.MaybeSent, j.LeaseUntil, j.UpdatedAt = einvoice.JobDone, false, now, now
-	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
-		m.log.WarnContext(ctx, "could not close job", "document_id", j.DocumentID, "why", why, "error", err)
+	if err := s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		s.log.WarnContext(ctx, "could not close job", "document_id", j.DocumentID, "why", why, "error", err)
 	}
 }
 
 // poll asks the authority about the documents of one submission and records
 // their verdicts; documents still Submitted are asked again later.
-func (m *Manager) poll(ctx context.Context, t *einvoice.Tenant, submissionUID string, jobs []*einvoice.Job, owner string) {
-	creds, err := m.credentials(t)
+func (s *Service) poll(ctx context.Context, t *einvoice.Tenant, submissionUID string, jobs []*einvoice.Job, owner string) {
+	creds, err := s.credentials(t)
 	var st einvoice.SubmissionState
 	if err == nil {
-		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-		st, err = m.o.Authority.GetSubmission(callCtx, creds, submissionUID)
+		callCtx, cancel := context.WithTimeout(ctx, s.wait)
+		st, err = s.authority.GetSubmission(callCtx, creds, submissionUID)
 		cancel()
 	}
 	byUUID := map[string]einvoice.DocumentState{}
-	for _, s := range st.Documents {
-		byUUID[s.UUID] = s
+	for _, state := range st.Documents {
+		byUUID[state.UUID] = state
 	}
 	for _, j := range jobs {
-		d, gerr := m.o.Store.GetDocument(ctx, j.TenantID, j.DocumentID)
+		d, gerr := s.store.GetDocument(ctx, j.TenantID, j.DocumentID)
 		if gerr != nil {
-			m.pollLater(ctx, j, owner, gerr)
+			s.pollLater(ctx, j, owner, gerr)
 			continue
 		}
 		if d.Status != einvoice.StatusSubmitted {
-			m.closeJob(ctx, j, owner, "the document is "+string(d.Status))
+			s.closeJob(ctx, j, owner, "the document is "+string(d.Status))
 			continue
 		}
 		if err != nil {
-			m.pollLater(ctx, j, owner, err)
+			s.pollLater(ctx, j, owner, err)
 			continue
 		}
-		s, ok := byUUID[d.Authority.DocumentUUID]
+		state, ok := byUUID[d.Authority.DocumentUUID]
 		if !ok {
-			m.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
+			s.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
 			continue
 		}
-		if final, err := m.apply(ctx, t, creds, d, s, j, owner); !final {
-			m.pollLater(ctx, j, owner, err)
+		if final, err := s.apply(ctx, t, creds, d, state, j, owner); !final {
+			s.pollLater(ctx, j, owner, err)
 		}
 	}
 }
 
 // pollLater schedules the next status question, further apart each time (3
 // s, growing to a minute).
-func (m *Manager) pollLater(ctx context.Context, j *einvoice.Job, owner string, cause error) {
-	now := m.now()
+func (s *Service) pollLater(ctx context.Context, j *einvoice.Job, owner string, cause error) {
+	now := s.now()
 	j.Attempts++
-	wait := m.o.PollAfter
+	wait := s.pollAfter
 	for i := 1; i < j.Attempts && wait < time.Minute; i++ {
 		wait = wait * 3 / 2
 	}
@@ -195,7 +195,7 @@ func (m *Manager) pollLater(ctx context.Context, j *einvoice.Job, owner string, 
 			if ce.NotSent || ce.Status == 429 {
 				// Throttled, by the authority or by our own budget for it:
 				// ask again once allowed, not later each time.
-				wait = max(m.o.PollAfter, ce.RetryAfter)
+				wait = max(s.pollAfter, ce.RetryAfter)
 			} else {
 				wait = max(wait, ce.RetryAfter)
 			}
@@ -204,7 +204,7 @@ func (m *Manager) pollLater(ctx context.Context, j *einvoice.Job, owner string, 
 		j.LastError = ""
 	}
 	j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = now.Add(min(wait, time.Minute)), now, now
-	if err := m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
-		m.log.WarnContext(ctx, "could not reschedule poll", "document_id", j.DocumentID, "error", err)
+	if err := s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
+		s.log.WarnContext(ctx, "could not reschedule poll", "document_id", j.DocumentID, "error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -63,18 +63,18 @@ func duplicateOf(errs []einvoice.AuthorityError, self string) (dup bool, origina
 // duplicate is followed to its own. When no original is found (a complete
 // search without one), d is Invalid as the authority says. It reports
 // whether d reached a final status.
-func (m *Manager) settleDuplicate(ctx context.Context, creds einvoice.Credentials, d *einvoice.Document, dup einvoice.DocumentState,
+func (s *Service) settleDuplicate(ctx context.Context, creds einvoice.Credentials, d *einvoice.Document, dup einvoice.DocumentState,
 	original string, j *einvoice.Job, owner string) (bool, error) {
 	except := []string{dup.UUID}
 	for range maxDuplicateHops {
-		orig, found, err := m.original(ctx, creds, d, dup, original, except)
+		orig, found, err := s.original(ctx, creds, d, dup, original, except)
 		if err != nil {
 			return false, fmt.Errorf("find the original of a duplicate: %w", err)
 		}
 		if !found || (orig.CodeNumber != "" && orig.CodeNumber != d.InvoiceSerialNumber) {
-			m.log.WarnContext(ctx, "a duplicate (DS302) without an original of the same document", "document_id", d.ID,
+			s.log.WarnContext(ctx, "a duplicate (DS302) without an original of the same document", "document_id", d.ID,
 				"uuid", dup.UUID, "original", orig.UUID)
-			return m.recordState(ctx, d, dup, j, owner, "")
+			return s.recordState(ctx, d, dup, j, owner, "")
 		}
 		if isInvalid(orig) {
 			if again, next := duplicateOf(orig.Errors, orig.UUID); again {
@@ -85,7 +85,7 @@ func (m *Manager) settleDuplicate(ctx context.Context, creds einvoice.Credential
 		if !strings.EqualFold(orig.Status, "valid") && !isInvalid(orig) && !strings.EqualFold(orig.Status, "cancelled") {
 			return false, nil // the original awaits its verdict: ask again later
 		}
-		m.log.InfoContext(ctx, "settled from a duplicate", "document_id", d.ID, "duplicate", dup.UUID, "original", orig.UUID, "status", orig.Status)
+		s.log.InfoContext(ctx, "settled from a duplicate", "document_id", d.ID, "duplicate", dup.UUID, "original", orig.UUID, "status", orig.Status)
 		if d.Authority == nil {
 			d.Authority = &einvoice.AuthorityRecord{}
 		}
@@ -98,7 +98,7 @@ func (m *Manager) settleDuplicate(ctx context.Context, creds einvoice.Credential
 		}
 		why := fmt.Sprintf("settled from a duplicate: the authority found %s a duplicate (%s) of %s, which it holds as %s",
 			dup.UUID, duplicateCode, orig.UUID, orig.Status)
-		return m.recordState(ctx, d, orig, j, owner, why)
+		return s.recordState(ctx, d, orig, j, owner, why)
 	}
 	return false, errors.New("find the original of a duplicate: too many duplicates of duplicates")
 }
@@ -106,8 +106,8 @@ func (m *Manager) settleDuplicate(ctx context.Context, creds einvoice.Credential
 // original reads the original of a duplicate: the document uuid names, else
 // the earliest copy of d that a search finds other than those in except and
 // not Invalid. found is false when a complete search found none.
-func (m *Manager) original(ctx context.Context, creds einvoice.Credentials, d *einvoice.Document, dup einvoice.DocumentState,
-	uuid string, except []string) (s einvoice.DocumentState, found bool, err error) {
+func (s *Service) original(ctx context.Context, creds einvoice.Credentials, d *einvoice.Document, dup einvoice.DocumentState,
+	uuid string, except []string) (state einvoice.DocumentState, found bool, err error) {
 	if uuid == "" {
 		// The original came before the duplicate, by at most the DS302
 		// window, and after the issue time they share.
@@ -121,24 +121,24 @@ func (m *Manager) original(ctx context.Context, creds einvoice.Credentials, d *e
 				sought.Since = *d.Authority.IssuedAt
 			}
 		}
-		callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
-		res, err := m.o.Authority.FindDocuments(callCtx, creds, []einvoice.SoughtDocument{sought})
+		callCtx, cancel := context.WithTimeout(ctx, s.wait)
+		res, err := s.authority.FindDocuments(callCtx, creds, []einvoice.SoughtDocument{sought})
 		cancel()
 		switch {
 		case len(res.Matches) > 0 && len(res.Matches[0]) > 0:
 			uuid = best(res.Matches[0]).UUID
 		case err != nil:
-			return s, false, err
+			return state, false, err
 		case len(res.Absent) > 0 && res.Absent[0]:
-			return s, false, nil
+			return state, false, nil
 		default:
-			return s, false, errors.New("the search could not read every submission since the original may have been sent")
+			return state, false, errors.New("the search could not read every submission since the original may have been sent")
 		}
 	}
-	callCtx, cancel := context.WithTimeout(ctx, m.o.Wait)
+	callCtx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
-	if s, err = m.o.Authority.GetDocumentDetails(callCtx, creds, uuid); err != nil {
-		return s, false, err
+	if state, err = s.authority.GetDocumentDetails(callCtx, creds, uuid); err != nil {
+		return state, false, err
 	}
-	return s, true, nil
+	return state, true, nil
 }

@@ -1,4 +1,4 @@
-package submission_test
+package invoicing_test
 
 import (
 	"bytes"
@@ -17,12 +17,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/submission"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -55,15 +55,14 @@ func (c *clock) advance(d time.Duration) {
 	c.offset += d
 }
 
-// world is one service's lifecycle (a Manager on a store) with the sandbox
+// world is one service (an invoicing.Service on a store) with the sandbox
 // on the same database, served over HTTP.
 type world struct {
 	t       *testing.T
 	clk     *clock
 	store   *sqlstore.Store
 	sandbox *sandbox.Server
-	life    *submission.Manager
-	svc     *einvoice.Service
+	svc     *invoicing.Service
 	tenant  *einvoice.Tenant
 	buyer   *einvoice.Party
 	// calls counts the exchanges with the sandbox per endpoint (the
@@ -81,9 +80,9 @@ func newWorld(t *testing.T, dsn string) *world {
 	return newWorldWith(t, dsn, nil)
 }
 
-// newWorldWith is newWorld with the Manager's options changed by opt (when
+// newWorldWith is newWorld with the service's options changed by opt (when
 // not nil).
-func newWorldWith(t *testing.T, dsn string, opt func(*submission.Options)) *world {
+func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world {
 	t.Helper()
 	ctx := context.Background()
 	box, err := secretbox.New(bytes.Repeat([]byte{7}, secretbox.KeySize))
@@ -116,13 +115,12 @@ func newWorldWith(t *testing.T, dsn string, opt func(*submission.Options)) *worl
 				(*f)(n)
 			}
 		}})
-	o := submission.Options{Store: st, Authority: client, SandboxAPI: hs.URL, SandboxPortal: hs.URL + sandbox.PortalPath,
+	o := invoicing.Options{Store: st, Authority: client, SandboxAPI: hs.URL, SandboxPortal: hs.URL + sandbox.PortalPath,
 		Now: w.clk.Now, NewID: newID, Logger: logger, Wait: 5 * time.Second}
 	if opt != nil {
 		opt(&o)
 	}
-	w.life = submission.New(o)
-	w.svc = &einvoice.Service{Store: st, Now: w.clk.Now, NewID: newID, Authority: w.life}
+	w.svc = invoicing.New(o)
 	if w.tenant, err = w.svc.CreateTenant(ctx, einvoice.DemoProfile()); err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +204,8 @@ func (w *world) readyInvoice(ctx context.Context, serial string) (string, error)
 func (w *world) submitBulk(ids []string) {
 	w.t.Helper()
 	for len(ids) > 0 {
-		n := min(len(ids), submission.MaxBulk)
-		if _, err := w.life.SubmitBulk(context.Background(), w.tenant.ID, "", ids[:n]); err != nil {
+		n := min(len(ids), invoicing.MaxBulk)
+		if _, err := w.svc.SubmitBulk(context.Background(), w.tenant.ID, "", ids[:n]); err != nil {
 			w.t.Fatalf("submit bulk: %v", err)
 		}
 		ids = ids[n:]
@@ -295,11 +293,11 @@ func (w *world) work(rounds int) {
 	ctx := context.Background()
 	idle := 0
 	for range rounds {
-		settled, err := w.life.SettleOnce(ctx)
+		settled, err := w.svc.SettleOnce(ctx)
 		if err != nil {
 			w.t.Fatalf("SettleOnce: %v", err)
 		}
-		n, err := w.life.RunOnce(ctx)
+		n, err := w.svc.RunOnce(ctx)
 		if err != nil {
 			w.t.Fatalf("RunOnce: %v", err)
 		}

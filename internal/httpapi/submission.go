@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/submission"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // submitResult is the data of POST /documents/{id}/submit.
@@ -34,7 +34,7 @@ type statusResult struct {
 	Stale              bool                       `json:"stale"`
 }
 
-func newStatusResult(r *submission.StatusResult) statusResult {
+func newStatusResult(r *invoicing.StatusResult) statusResult {
 	d := r.Doc
 	out := statusResult{ID: d.ID, Status: d.Status, InvoiceCodeNumber: d.InvoiceSerialNumber, ValidationURL: r.ValidationURL,
 		Submission: r.Job, Stale: r.Stale}
@@ -46,7 +46,7 @@ func newStatusResult(r *submission.StatusResult) statusResult {
 }
 
 func (s *Server) submitDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	out, err := s.life.Submit(r.Context(), k.TenantID, k.ID, r.PathValue("id"))
+	out, err := s.svc.Submit(r.Context(), k.TenantID, k.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s *Server) submitBulk(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err := decode(r, maxBulkBody, &req); err != nil {
 		return err
 	}
-	res, err := s.life.SubmitBulk(r.Context(), k.TenantID, k.ID, req.DocumentIDs)
+	res, err := s.svc.SubmitBulk(r.Context(), k.TenantID, k.ID, req.DocumentIDs)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) submitBulk(w http.ResponseWriter, r *http.Request, k *einvoice.
 }
 
 func (s *Server) documentStatus(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	res, err := s.life.Status(r.Context(), k.TenantID, r.PathValue("id"))
+	res, err := s.svc.Status(r.Context(), k.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (s *Server) cancelDocument(w http.ResponseWriter, r *http.Request, k *einvo
 	if err := decode(r, maxBody, &req); err != nil {
 		return err
 	}
-	res, err := s.life.Cancel(r.Context(), k.TenantID, k.ID, r.PathValue("id"), req.Reason)
+	res, err := s.svc.Cancel(r.Context(), k.TenantID, k.ID, r.PathValue("id"), req.Reason)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Server) cancelDocument(w http.ResponseWriter, r *http.Request, k *einvo
 }
 
 func (s *Server) documentUBL(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	body, err := s.life.UBL(r.Context(), k.TenantID, r.PathValue("id"))
+	body, err := s.svc.UBL(r.Context(), k.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

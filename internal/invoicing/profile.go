@@ -1,9 +1,11 @@
-package einvoice
+package invoicing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
 // AuthorityUpdate is the authority part of a PUT /profile. Nil pointers and
@@ -21,10 +23,10 @@ type AuthorityUpdate struct {
 }
 
 // GetTenant returns the tenant.
-func (s *Service) GetTenant(ctx context.Context, id string) (*Tenant, error) {
-	t, err := s.Store.GetTenant(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "No tenant with id %q.", id)
+func (s *Service) GetTenant(ctx context.Context, id string) (*einvoice.Tenant, error) {
+	t, err := s.store.GetTenant(ctx, id)
+	if errors.Is(err, einvoice.ErrNotFound) {
+		return nil, einvoice.Errorf(einvoice.CodeNotFound, "No tenant with id %q.", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get tenant: %w", err)
@@ -35,7 +37,7 @@ func (s *Service) GetTenant(ctx context.Context, id string) (*Tenant, error) {
 // UpdateProfile replaces the tenant's supplier details with p and, when au
 // is not nil, its authority settings; blank secrets keep their stored
 // values.
-func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p Profile, au *AuthorityUpdate) (*Tenant, error) {
+func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice.Profile, au *AuthorityUpdate) (*einvoice.Tenant, error) {
 	t, err := s.GetTenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
@@ -44,7 +46,7 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p Profile,
 	if au != nil {
 		a := &t.Authority
 		a.Environment, a.Mode, a.OnBehalfOf, a.ClientID = au.Environment, au.Mode, au.OnBehalfOf, au.ClientID
-		if a.Mode != ModeIntermediary {
+		if a.Mode != einvoice.ModeIntermediary {
 			a.OnBehalfOf = ""
 		}
 		if au.ClientSecret != "" {
@@ -63,11 +65,11 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p Profile,
 			a.PKCS12Password = au.PKCS12Password
 		}
 	}
-	if err := ValidateProfileInput(&t.Profile, &t.Authority).Err(); err != nil {
+	if err := einvoice.ValidateProfileInput(&t.Profile, &t.Authority).Err(); err != nil {
 		return nil, err
 	}
 	t.UpdatedAt = s.now()
-	if err := s.Store.UpdateTenant(ctx, t); err != nil {
+	if err := s.store.UpdateTenant(ctx, t); err != nil {
 		return nil, fmt.Errorf("update profile: %w", err)
 	}
 	return t, nil

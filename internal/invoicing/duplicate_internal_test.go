@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"testing"

@@ -1,41 +1,43 @@
-package einvoice
+package invoicing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
 // editable and deletable are the statuses from which a document may be
 // changed or removed.
 var (
-	editable  = []Status{StatusDraft, StatusReady, StatusInvalid}
-	deletable = []Status{StatusDraft, StatusReady}
+	editable  = []einvoice.Status{einvoice.StatusDraft, einvoice.StatusReady, einvoice.StatusInvalid}
+	deletable = []einvoice.Status{einvoice.StatusDraft, einvoice.StatusReady}
 )
 
 func documentNotFound(id string) error {
-	return Errorf(CodeDocumentNotFound, "No document with id %q.", id)
+	return einvoice.Errorf(einvoice.CodeDocumentNotFound, "No document with id %q.", id)
 }
 
-func notEditable(d *Document, what string) error {
-	return Errorf(CodeDocumentNotDraft, "The document is %s: only draft, ready or Invalid documents can be %s.", d.Status, what)
+func notEditable(d *einvoice.Document, what string) error {
+	return einvoice.Errorf(einvoice.CodeDocumentNotDraft, "The document is %s: only draft, ready or Invalid documents can be %s.", d.Status, what)
 }
 
 // checkParties refuses a document whose party is missing, of the wrong
 // kind, or not the tenant's.
-func (s *Service) checkParties(ctx context.Context, tenantID string, info KindInfo, d *Document, f FieldErrors) error {
+func (s *Service) checkParties(ctx context.Context, tenantID string, info einvoice.KindInfo, d *einvoice.Document, f einvoice.FieldErrors) error {
 	switch {
 	case info.SelfBilled:
 		if d.BuyerID != "" {
 			f.Add("buyerId", "a self-billed document names its supplier with onBehalfSellerId, not a buyerId")
 		}
-		return s.checkParty(ctx, tenantID, KindSeller, "onBehalfSellerId", d.OnBehalfSellerID, f)
+		return s.checkParty(ctx, tenantID, einvoice.KindSeller, "onBehalfSellerId", d.OnBehalfSellerID, f)
 	case info.Consolidated:
 		if d.BuyerID != "" {
 			f.Add("buyerId", "the buyer of a consolidated invoice is the General Public, filled in by the service: leave buyerId out")
 		}
 	default:
-		if err := s.checkParty(ctx, tenantID, KindBuyer, "buyerId", d.BuyerID, f); err != nil {
+		if err := s.checkParty(ctx, tenantID, einvoice.KindBuyer, "buyerId", d.BuyerID, f); err != nil {
 			return err
 		}
 	}
@@ -45,13 +47,13 @@ func (s *Service) checkParties(ctx context.Context, tenantID string, info KindIn
 	return nil
 }
 
-func (s *Service) checkParty(ctx context.Context, tenantID string, kind PartyKind, path, id string, f FieldErrors) error {
+func (s *Service) checkParty(ctx context.Context, tenantID string, kind einvoice.PartyKind, path, id string, f einvoice.FieldErrors) error {
 	if id == "" {
 		f.Add(path, "is required")
 		return nil
 	}
 	_, err := s.GetParty(ctx, tenantID, kind, id)
-	if ErrorCode(err) == notFoundCode(kind) {
+	if einvoice.ErrorCode(err) == notFoundCode(kind) {
 		f.Add(path, "no %s with this id", partyNoun(kind))
 		return nil
 	}
@@ -60,13 +62,13 @@ func (s *Service) checkParty(ctx context.Context, tenantID string, kind PartyKin
 
 // prepare checks d as a create or update of the given kind would, with its
 // parties, and computes its amounts when it asks for it (PrepareDocument).
-func (s *Service) prepare(ctx context.Context, tenantID string, info KindInfo, d *Document) error {
+func (s *Service) prepare(ctx context.Context, tenantID string, info einvoice.KindInfo, d *einvoice.Document) error {
 	d.Kind, d.TypeCode, d.TenantID = info.Kind, info.TypeCode, tenantID
 	d.Authority, d.Frozen = nil, nil // read-only: the lifecycle sets them
 	if d.CurrencyCode == "" {
 		d.CurrencyCode = "MYR"
 	}
-	f := PrepareDocument(d, info)
+	f := einvoice.PrepareDocument(d, info)
 	if err := s.checkParties(ctx, tenantID, info, d, f); err != nil {
 		return err
 	}
@@ -74,22 +76,22 @@ func (s *Service) prepare(ctx context.Context, tenantID string, info KindInfo, d
 }
 
 // storeError maps a store error of a document write.
-func storeError(err error, d *Document) error {
+func storeError(err error, d *einvoice.Document) error {
 	switch {
-	case errors.Is(err, ErrConflict):
-		return &Error{Code: CodeDuplicateSerial,
+	case errors.Is(err, einvoice.ErrConflict):
+		return &einvoice.Error{Code: einvoice.CodeDuplicateSerial,
 			Message: fmt.Sprintf("Serial number %q is already used by another document of type %s.", d.InvoiceSerialNumber, d.TypeCode),
-			Fields:  FieldErrors{"invoiceSerialNumber": {"is already used for this document type"}}}
-	case errors.Is(err, ErrNotFound):
-		return FieldErrors{"buyerId": {"the party was deleted meanwhile"}}.Err()
+			Fields:  einvoice.FieldErrors{"invoiceSerialNumber": {"is already used for this document type"}}}
+	case errors.Is(err, einvoice.ErrNotFound):
+		return einvoice.FieldErrors{"buyerId": {"the party was deleted meanwhile"}}.Err()
 	}
 	return err
 }
 
 // CreateDocument validates d and stores it as a new draft of the kind; it
 // returns the document and its history (its creation).
-func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, kind DocumentKind, d *Document) (*Document, []Event, error) {
-	info, ok := InfoOf(kind)
+func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, kind einvoice.DocumentKind, d *einvoice.Document) (*einvoice.Document, []einvoice.Event, error) {
+	info, ok := einvoice.InfoOf(kind)
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown document kind %q", kind)
 	}
@@ -97,36 +99,36 @@ func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, ki
 		return nil, nil, err
 	}
 	now := s.now()
-	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = s.NewID(), StatusDraft, now, now
-	ev := Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: "created", At: now}
-	if err := s.Store.CreateDocument(ctx, d, ev); err != nil {
+	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = s.newID(), einvoice.StatusDraft, now, now
+	ev := einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, Note: "created", At: now}
+	if err := s.store.CreateDocument(ctx, d, ev); err != nil {
 		if e := storeError(err, d); e != err {
 			return nil, nil, e
 		}
 		return nil, nil, fmt.Errorf("create document: %w", err)
 	}
-	return d, []Event{ev}, nil
+	return d, []einvoice.Event{ev}, nil
 }
 
 // GetDocument returns a document of the tenant with its history.
-func (s *Service) GetDocument(ctx context.Context, tenantID, id string) (*Document, []Event, error) {
+func (s *Service) GetDocument(ctx context.Context, tenantID, id string) (*einvoice.Document, []einvoice.Event, error) {
 	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := s.Store.DocumentHistory(ctx, tenantID, id)
+	h, err := s.store.DocumentHistory(ctx, tenantID, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("document history: %w", err)
 	}
 	return d, h, nil
 }
 
-func (s *Service) document(ctx context.Context, tenantID, id string) (*Document, error) {
-	if !ValidID(id) {
+func (s *Service) document(ctx context.Context, tenantID, id string) (*einvoice.Document, error) {
+	if !einvoice.ValidID(id) {
 		return nil, documentNotFound(id)
 	}
-	d, err := s.Store.GetDocument(ctx, tenantID, id)
-	if errors.Is(err, ErrNotFound) {
+	d, err := s.store.GetDocument(ctx, tenantID, id)
+	if errors.Is(err, einvoice.ErrNotFound) {
 		return nil, documentNotFound(id)
 	}
 	if err != nil {
@@ -137,7 +139,7 @@ func (s *Service) document(ctx context.Context, tenantID, id string) (*Document,
 
 // CheckEditable returns the document if it may be updated: the state check
 // that comes before a PUT's body is read.
-func (s *Service) CheckEditable(ctx context.Context, tenantID, id string) (*Document, error) {
+func (s *Service) CheckEditable(ctx context.Context, tenantID, id string) (*einvoice.Document, error) {
 	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
@@ -152,27 +154,27 @@ func (s *Service) CheckEditable(ctx context.Context, tenantID, id string) (*Docu
 // CheckEditable returned, with those of d, and returns it with its history.
 // The kind stays; an edit returns the document to draft. The store writes
 // only if the document is still editable.
-func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *Document) (*Document, []Event, error) {
+func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *einvoice.Document) (*einvoice.Document, []einvoice.Event, error) {
 	tenantID, id := old.TenantID, old.ID
-	info, _ := InfoOf(old.Kind)
+	info, _ := einvoice.InfoOf(old.Kind)
 	if err := s.prepare(ctx, tenantID, info, d); err != nil {
 		return nil, nil, err
 	}
 	now := s.now()
-	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = old.ID, StatusDraft, old.CreatedAt, now
-	var ev *Event
-	if old.Status != StatusDraft {
-		ev = &Event{ID: s.NewID(), Status: StatusDraft, KeyID: keyID, Note: fmt.Sprintf("edited while %s", old.Status), At: now}
+	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = old.ID, einvoice.StatusDraft, old.CreatedAt, now
+	var ev *einvoice.Event
+	if old.Status != einvoice.StatusDraft {
+		ev = &einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, Note: fmt.Sprintf("edited while %s", old.Status), At: now}
 	}
-	err := s.Store.UpdateDocument(ctx, d, editable, ev)
+	err := s.store.UpdateDocument(ctx, d, editable, ev)
 	switch {
-	case errors.Is(err, ErrWrongState): // changed status since CheckEditable
+	case errors.Is(err, einvoice.ErrWrongState): // changed status since CheckEditable
 		cur, gerr := s.document(ctx, tenantID, id)
 		if gerr != nil {
 			return nil, nil, gerr
 		}
 		return nil, nil, notEditable(cur, "updated")
-	case errors.Is(err, ErrNotFound): // the document, or a party it names, is gone
+	case errors.Is(err, einvoice.ErrNotFound): // the document, or a party it names, is gone
 		if _, gerr := s.document(ctx, tenantID, id); gerr != nil {
 			return nil, nil, gerr
 		}
@@ -183,7 +185,7 @@ func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *Docu
 		}
 		return nil, nil, fmt.Errorf("update document: %w", err)
 	}
-	h, err := s.Store.DocumentHistory(ctx, tenantID, id)
+	h, err := s.store.DocumentHistory(ctx, tenantID, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("document history: %w", err)
 	}
@@ -192,19 +194,19 @@ func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *Docu
 
 // DeleteDocument removes a draft or ready document.
 func (s *Service) DeleteDocument(ctx context.Context, tenantID, id string) error {
-	if !ValidID(id) {
+	if !einvoice.ValidID(id) {
 		return documentNotFound(id)
 	}
-	err := s.Store.DeleteDocument(ctx, tenantID, id, deletable)
+	err := s.store.DeleteDocument(ctx, tenantID, id, deletable)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, einvoice.ErrNotFound):
 		return documentNotFound(id)
-	case errors.Is(err, ErrWrongState):
+	case errors.Is(err, einvoice.ErrWrongState):
 		d, gerr := s.document(ctx, tenantID, id)
 		if gerr != nil {
 			return gerr
 		}
-		return Errorf(CodeDocumentNotDraft, "The document is %s: only draft or ready documents can be deleted.", d.Status)
+		return einvoice.Errorf(einvoice.CodeDocumentNotDraft, "The document is %s: only draft or ready documents can be deleted.", d.Status)
 	case err != nil:
 		return fmt.Errorf("delete document: %w", err)
 	}
@@ -213,8 +215,8 @@ func (s *Service) DeleteDocument(ctx context.Context, tenantID, id string) error
 
 // ListDocuments returns one page of the tenant's documents; those that
 // cannot be read back are left out and named in the page's Unreadable.
-func (s *Service) ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error) {
-	page, err := s.Store.ListDocuments(ctx, tenantID, f)
+func (s *Service) ListDocuments(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (einvoice.Page[*einvoice.Document], error) {
+	page, err := s.store.ListDocuments(ctx, tenantID, f)
 	if err != nil {
 		return page, fmt.Errorf("list documents: %w", err)
 	}
@@ -223,8 +225,8 @@ func (s *Service) ListDocuments(ctx context.Context, tenantID string, f Document
 
 // ValidationResult is the outcome of validating a document.
 type ValidationResult struct {
-	Doc      *Document
-	Problems []Problem
+	Doc      *einvoice.Document
+	Problems []einvoice.Problem
 }
 
 // Passed reports whether the document may be submitted.
@@ -241,16 +243,16 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 	if !d.Status.Editable() {
 		return nil, notEditable(d, "validated")
 	}
-	in := ValidationInput{Doc: d, Now: s.Now().UTC(), Referenced: map[string][]*Document{}}
+	in := einvoice.ValidationInput{Doc: d, Now: s.clock().UTC(), Referenced: map[string][]*einvoice.Document{}}
 	if in.Tenant, err = s.GetTenant(ctx, tenantID); err != nil {
 		return nil, err
 	}
-	info, _ := InfoOf(d.Kind)
+	info, _ := einvoice.InfoOf(d.Kind)
 	switch {
 	case info.SelfBilled && d.OnBehalfSellerID != "":
-		in.Party, err = s.GetParty(ctx, tenantID, KindSeller, d.OnBehalfSellerID)
+		in.Party, err = s.GetParty(ctx, tenantID, einvoice.KindSeller, d.OnBehalfSellerID)
 	case !info.SelfBilled && !info.Consolidated && d.BuyerID != "":
-		in.Party, err = s.GetParty(ctx, tenantID, KindBuyer, d.BuyerID)
+		in.Party, err = s.GetParty(ctx, tenantID, einvoice.KindBuyer, d.BuyerID)
 	}
 	if err != nil {
 		return nil, err
@@ -264,11 +266,11 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		if r.ReferenceNumber == "" || r.ReferenceNumber == "NA" || in.Referenced[r.ReferenceNumber] != nil {
 			continue
 		}
-		refs, err := s.Store.DocumentsBySerial(ctx, tenantID, r.ReferenceNumber)
+		refs, err := s.store.DocumentsBySerial(ctx, tenantID, r.ReferenceNumber)
 		if err != nil {
 			return nil, fmt.Errorf("referenced documents: %w", err)
 		}
-		found := []*Document{}
+		found := []*einvoice.Document{}
 		for _, ref := range refs {
 			if ref.ID != d.ID {
 				found = append(found, ref)
@@ -276,29 +278,27 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		}
 		in.Referenced[r.ReferenceNumber] = found
 	}
-	if s.Authority != nil {
-		if in.UBLSize, err = s.Authority.UBLSize(ctx, in.Tenant, d, in.Party); err != nil {
-			in.UBLSize = 0 // a document too incomplete to write: its problems say why
-		}
+	if in.UBLSize, err = s.ublSize(in.Tenant, d, in.Party); err != nil {
+		in.UBLSize = 0 // a document too incomplete to write: its problems say why
 	}
-	res := &ValidationResult{Doc: d, Problems: ValidateDocument(in)}
-	to := StatusDraft
+	res := &ValidationResult{Doc: d, Problems: einvoice.ValidateDocument(in)}
+	to := einvoice.StatusDraft
 	if res.Passed() {
-		to = StatusReady
+		to = einvoice.StatusReady
 	}
 	if to != d.Status {
 		// Only the status moves, and only if nobody changed the document
 		// meanwhile: a concurrent edit must not be overwritten, nor made ready
 		// unvalidated.
 		note := "validation passed"
-		if to == StatusDraft {
+		if to == einvoice.StatusDraft {
 			note = "validation failed: " + pluralProblems(len(res.Problems))
 		}
-		ev := Event{ID: s.NewID(), Status: to, KeyID: keyID, Note: note, At: s.now()}
-		err := s.Store.TransitionDocument(ctx, tenantID, d.ID, d.Status, d.UpdatedAt, ev)
+		ev := einvoice.Event{ID: s.newID(), Status: to, KeyID: keyID, Note: note, At: s.now()}
+		err := s.store.TransitionDocument(ctx, tenantID, d.ID, d.Status, d.UpdatedAt, ev)
 		switch {
-		case errors.Is(err, ErrWrongState), errors.Is(err, ErrNotFound):
-			return nil, Errorf(CodeDocumentNotDraft, "The document changed while it was validated; validate it again.")
+		case errors.Is(err, einvoice.ErrWrongState), errors.Is(err, einvoice.ErrNotFound):
+			return nil, einvoice.Errorf(einvoice.CodeDocumentNotDraft, "The document changed while it was validated; validate it again.")
 		case err != nil:
 			return nil, fmt.Errorf("validate: %w", err)
 		}

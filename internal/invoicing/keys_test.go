@@ -1,4 +1,4 @@
-package einvoice_test
+package invoicing_test
 
 import (
 	"context"
@@ -10,11 +10,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
-func newService(t *testing.T) (*einvoice.Service, *time.Time) {
+// newService returns a service on a fresh SQLite file, with no tax
+// authority, its store, and its clock; keyCacheTTL as the service's
+// KeyCacheTTL.
+func newService(t *testing.T, keyCacheTTL time.Duration) (*invoicing.Service, *sqlstore.Store, *time.Time) {
 	t.Helper()
 	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
 	store, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "e.db"), box)
@@ -26,13 +30,14 @@ func newService(t *testing.T) (*einvoice.Service, *time.Time) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	return &einvoice.Service{Store: store, Now: func() time.Time { return now }, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }}, &now
+	svc := invoicing.New(invoicing.Options{Store: store, Now: func() time.Time { return now },
+		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, KeyCacheTTL: keyCacheTTL})
+	return svc, store, &now
 }
 
 func TestAuthenticate(t *testing.T) {
 	ctx := context.Background()
-	svc, now := newService(t)
-	svc.KeyCacheTTL = 5 * time.Second
+	svc, store, now := newService(t, 5*time.Second)
 	tn, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +56,7 @@ func TestAuthenticate(t *testing.T) {
 		t.Fatalf("Authenticate = %+v, %v", got, err)
 	}
 	// Revoked: still trusted from the cache until the TTL passes, then refused.
-	if err := svc.Store.RevokeAPIKey(ctx, k.ID, *now); err != nil {
+	if err := store.RevokeAPIKey(ctx, k.ID, *now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Authenticate(ctx, "Bearer "+key); err != nil {
@@ -68,7 +73,7 @@ func TestAuthenticate(t *testing.T) {
 
 func TestBootstrapOnce(t *testing.T) {
 	ctx := context.Background()
-	svc, _ := newService(t)
+	svc, _, _ := newService(t, 0)
 	tn, key, err := svc.Bootstrap(ctx)
 	if err != nil || tn == nil || key == "" {
 		t.Fatalf("first Bootstrap = %v, %q, %v", tn, key, err)
@@ -86,7 +91,7 @@ func TestBootstrapOnce(t *testing.T) {
 
 func TestPartyRules(t *testing.T) {
 	ctx := context.Background()
-	svc, _ := newService(t)
+	svc, _, _ := newService(t, 0)
 	a, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
 	b, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
 	p, err := svc.CreateParty(ctx, a.ID, einvoice.KindBuyer, &einvoice.Party{Name: "Draft", IsDraft: true})

@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"cmp"
@@ -45,16 +45,16 @@ type BulkPending struct {
 // are rejected one by one; the rest go out in as few submissions as the
 // authority's limits allow. An id given more than once is processed at its
 // first occurrence; each later one is rejected with DUPLICATE_ID.
-func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []string) (*BulkResult, error) {
+func (s *Service) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []string) (*BulkResult, error) {
 	if len(ids) == 0 || len(ids) > MaxBulk {
 		return nil, einvoice.FieldErrors{"document_ids": {fmt.Sprintf("must hold 1 to %d document ids", MaxBulk)}}.Err()
 	}
-	t, err := m.tenant(ctx, tenantID)
+	t, err := s.tenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
 	res := &BulkResult{SubmissionUIDs: []string{}, Accepted: []BulkAccepted{}, Rejected: []BulkRejected{}, Pending: []BulkPending{}}
-	owner := m.o.NewID()
+	owner := s.newID()
 	seen := map[string]bool{}
 	var items []*item
 	for _, id := range ids {
@@ -64,7 +64,7 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 			continue
 		}
 		seen[id] = true
-		d, err := m.document(ctx, tenantID, id)
+		d, err := s.document(ctx, tenantID, id)
 		if err != nil {
 			if einvoice.ErrorCode(err) == einvoice.CodeDocumentNotFound {
 				res.Rejected = append(res.Rejected, BulkRejected{ID: id, ErrorCode: einvoice.CodeDocumentNotFound, Message: "No document with this id."})
@@ -72,12 +72,12 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 			}
 			return nil, err
 		}
-		it, err := m.record(ctx, t, keyID, d, owner)
+		it, err := s.record(ctx, t, keyID, d, owner)
 		if err != nil {
 			if !errors.Is(err, einvoice.ErrWrongState) {
 				return nil, err
 			}
-			out, nerr := m.notRecorded(ctx, tenantID, id, err)
+			out, nerr := s.notRecorded(ctx, tenantID, id, err)
 			switch {
 			case nerr != nil:
 				var e *einvoice.Error
@@ -93,10 +93,10 @@ func (m *Manager) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 		items = append(items, it)
 	}
 	if len(items) > 0 {
-		res.SubmissionUIDs = append(res.SubmissionUIDs, m.send(ctx, t, items, owner)...)
+		res.SubmissionUIDs = append(res.SubmissionUIDs, s.send(ctx, t, items, owner)...)
 	}
 	for _, it := range items {
-		out, err := m.outcome(ctx, tenantID, it.doc.ID)
+		out, err := s.outcome(ctx, tenantID, it.doc.ID)
 		if err != nil {
 			return nil, err
 		}

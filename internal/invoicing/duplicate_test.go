@@ -1,4 +1,4 @@
-package submission_test
+package invoicing_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/submission"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // sendTwice loses the answer to a document's submission, then clears its
@@ -95,7 +95,7 @@ func stripUUIDs(errs []einvoice.AuthorityError) []einvoice.AuthorityError {
 // TestDuplicateOriginalBySearch: when the DS302 message does not name the
 // original, a search finds it.
 func TestDuplicateOriginalBySearch(t *testing.T) {
-	w := newWorldWith(t, sqliteDSN(t), func(o *submission.Options) { o.Authority = noUUIDs{o.Authority} })
+	w := newWorldWith(t, sqliteDSN(t), func(o *invoicing.Options) { o.Authority = noUUIDs{o.Authority} })
 	ids := w.readyInvoices("TWICE", 1)
 	w.sendTwice(ids[0])
 	w.wantOriginal(ids[0])
@@ -111,7 +111,7 @@ func TestDuplicatePayloadSettles(t *testing.T) {
 	w.loseAnswers(ids)
 	w.forgetMark(ids[0])
 	w.clk.advance(time.Minute) // past the lease and the backoff, within the 10 minutes
-	if _, err := w.life.RunOnce(context.Background()); err != nil {
+	if _, err := w.svc.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if j := w.job(ids[0]); !j.MaybeSent || !strings.Contains(j.LastError, "DuplicateSubmission") {

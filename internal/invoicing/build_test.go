@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -66,12 +66,12 @@ func TestBuildSigned(t *testing.T) {
 	}
 	// Validate counts the signature instead of making it: the reserve must
 	// cover what signing adds.
-	size, err := m.UBLSize(context.Background(), tenant, d, nil)
+	size, err := m.ublSize(tenant, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if size < len(b.UBL) {
-		t.Errorf("UBLSize %d, below the signed document's %d bytes", size, len(b.UBL))
+		t.Errorf("ublSize %d, below the signed document's %d bytes", size, len(b.UBL))
 	}
 }
 

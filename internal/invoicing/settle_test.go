@@ -1,4 +1,4 @@
-package submission_test
+package invoicing_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
-	"github.com/einvoice/einvoice/internal/submission"
 )
 
 // loseAnswers submits ids in bulks of 100 while the sandbox takes each
@@ -59,7 +59,7 @@ func TestSettleAmongNewer(t *testing.T) {
 		w.submitBulk(newer)
 
 		w.clk.advance(time.Minute)
-		n, err := w.life.SettleOnce(context.Background())
+		n, err := w.svc.SettleOnce(context.Background())
 		if err != nil || n != 20 {
 			t.Fatalf("SettleOnce took %d, %v; want the 20 in one sweep", n, err)
 		}
@@ -96,7 +96,7 @@ func TestSettleIncompleteSearch(t *testing.T) {
 		}
 		w.onSearch.Store(&failSecond)
 		w.clk.advance(time.Minute)
-		if n, err := w.life.SettleOnce(context.Background()); err != nil || n != 200 {
+		if n, err := w.svc.SettleOnce(context.Background()); err != nil || n != 200 {
 			t.Fatalf("SettleOnce took %d, %v; want all 200", n, err)
 		}
 		w.onSearch.Store(nil)
@@ -131,7 +131,7 @@ func TestSettleThrottled(t *testing.T) {
 	w.sandbox.AddFault(sandbox.Fault{Endpoint: "search", Kind: sandbox.FaultThrottle, Count: 1, RetryAfter: 120})
 	w.clk.advance(time.Minute)
 	throttled := w.clk.Now()
-	if n, err := w.life.SettleOnce(context.Background()); err != nil || n != 3 {
+	if n, err := w.svc.SettleOnce(context.Background()); err != nil || n != 3 {
 		t.Fatalf("SettleOnce took %d, %v", n, err)
 	}
 	for _, id := range lost {
@@ -140,7 +140,7 @@ func TestSettleThrottled(t *testing.T) {
 			t.Errorf("after a 429: job %+v, want maybe sent, asked again no sooner than its Retry-After", j)
 		}
 	}
-	if n, _ := w.life.SettleOnce(context.Background()); n != 0 {
+	if n, _ := w.svc.SettleOnce(context.Background()); n != 0 {
 		t.Errorf("SettleOnce within the Retry-After took %d jobs, want none", n)
 	}
 	w.clk.advance(10 * time.Minute)
@@ -173,7 +173,7 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 	lost := w.readyInvoices("LOST", 1)
 	w.loseAnswers(lost)
 	fresh := w.readyInvoices("FRESH", 1)
-	if _, err := w.life.Record(ctx, w.tenant.ID, "", fresh[0]); err != nil {
+	if _, err := w.svc.Record(ctx, w.tenant.ID, "", fresh[0]); err != nil {
 		t.Fatal(err)
 	}
 	w.clk.advance(5 * time.Minute) // every lease and backoff over
@@ -181,12 +181,12 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 	entered, release := w.holdSearches()
 	settled := make(chan error, 1)
 	go func() {
-		_, err := w.life.SettleOnce(ctx)
+		_, err := w.svc.SettleOnce(ctx)
 		settled <- err
 	}()
 	<-entered // the settling search is under way, and waits
 	for range 5 {
-		if _, err := w.life.RunOnce(ctx); err != nil {
+		if _, err := w.svc.RunOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
 		w.clk.advance(10 * time.Second)
@@ -208,7 +208,7 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 // TestSettleKeepsLeases: while a settling search runs longer than a lease,
 // its jobs' leases are renewed, so that no other worker takes them over.
 func TestSettleKeepsLeases(t *testing.T) {
-	w := newWorldWith(t, sqliteDSN(t), func(o *submission.Options) { o.Wait, o.Lease = time.Second, 1500*time.Millisecond })
+	w := newWorldWith(t, sqliteDSN(t), func(o *invoicing.Options) { o.Wait, o.Lease = time.Second, 1500*time.Millisecond })
 	ctx := context.Background()
 	lost := w.readyInvoices("LOST", 1)
 	w.loseAnswers(lost)
@@ -217,7 +217,7 @@ func TestSettleKeepsLeases(t *testing.T) {
 	entered, release := w.holdSearches()
 	settled := make(chan error, 1)
 	go func() {
-		_, err := w.life.SettleOnce(ctx)
+		_, err := w.svc.SettleOnce(ctx)
 		settled <- err
 	}()
 	<-entered
@@ -230,7 +230,7 @@ func TestSettleKeepsLeases(t *testing.T) {
 	// Past the lease taken at the claim: without the renewal another sweep
 	// would take the job over.
 	w.clk.advance(claimed.Sub(w.clk.Now()) + time.Millisecond)
-	if n, err := w.life.SettleOnce(ctx); err != nil || n != 0 {
+	if n, err := w.svc.SettleOnce(ctx); err != nil || n != 0 {
 		t.Errorf("another sweep took %d, %v while the search ran; want none", n, err)
 	}
 	release()

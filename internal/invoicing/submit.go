@@ -1,4 +1,4 @@
-package submission
+package invoicing
 
 import (
 	"context"
@@ -26,37 +26,29 @@ type item struct {
 
 // Submit records the intent to submit a ready document and sends it at once,
 // waiting for the authority at most Options.Wait.
-func (m *Manager) Submit(ctx context.Context, tenantID, keyID, id string) (*Outcome, error) {
-	t, err := m.tenant(ctx, tenantID)
+func (s *Service) Submit(ctx context.Context, tenantID, keyID, id string) (*Outcome, error) {
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	d, err := m.document(ctx, tenantID, id)
+	owner := s.newID()
+	it, err := s.record(ctx, t, keyID, d, owner)
 	if err != nil {
-		return nil, err
+		return s.notRecorded(ctx, tenantID, id, err)
 	}
-	owner := m.o.NewID()
-	it, err := m.record(ctx, t, keyID, d, owner)
-	if err != nil {
-		return m.notRecorded(ctx, tenantID, id, err)
-	}
-	m.send(ctx, t, []*item{it}, owner)
-	return m.outcome(ctx, tenantID, id)
+	s.send(ctx, t, []*item{it}, owner)
+	return s.outcome(ctx, tenantID, id)
 }
 
 // Record commits the intent to submit a ready document without sending it:
 // a worker sends it once the lease expires. (Tests use it to stand for a
 // process that stopped between recording and sending.)
-func (m *Manager) Record(ctx context.Context, tenantID, keyID, id string) (*einvoice.Document, error) {
-	t, err := m.tenant(ctx, tenantID)
+func (s *Service) Record(ctx context.Context, tenantID, keyID, id string) (*einvoice.Document, error) {
+	t, d, err := s.tenantDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	d, err := m.document(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	it, err := m.record(ctx, t, keyID, d, m.o.NewID())
+	it, err := s.record(ctx, t, keyID, d, s.newID())
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +57,11 @@ func (m *Manager) Record(ctx context.Context, tenantID, keyID, id string) (*einv
 
 // notRecorded explains why a document could not be recorded for submission:
 // a submitting document answers as pending again.
-func (m *Manager) notRecorded(ctx context.Context, tenantID, id string, err error) (*Outcome, error) {
+func (s *Service) notRecorded(ctx context.Context, tenantID, id string, err error) (*Outcome, error) {
 	if !errors.Is(err, einvoice.ErrWrongState) {
 		return nil, err
 	}
-	d, gerr := m.document(ctx, tenantID, id)
+	d, gerr := s.document(ctx, tenantID, id)
 	if gerr != nil {
 		return nil, gerr
 	}
@@ -91,8 +83,8 @@ func stateError(d *einvoice.Document) error {
 }
 
 // outcome reads what became of a submitted document.
-func (m *Manager) outcome(ctx context.Context, tenantID, id string) (*Outcome, error) {
-	d, err := m.document(ctx, tenantID, id)
+func (s *Service) outcome(ctx context.Context, tenantID, id string) (*Outcome, error) {
+	d, err := s.document(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +100,12 @@ func (m *Manager) outcome(ctx context.Context, tenantID, id string) (*Outcome, e
 // record commits the intent to submit d: its status moves from ready to
 // submitting (only if unchanged since read), its UBL and parties are frozen,
 // and its job is written, leased to owner.
-func (m *Manager) record(ctx context.Context, t *einvoice.Tenant, keyID string, d *einvoice.Document, owner string) (*item, error) {
+func (s *Service) record(ctx context.Context, t *einvoice.Tenant, keyID string, d *einvoice.Document, owner string) (*item, error) {
 	if d.Status != einvoice.StatusReady {
 		return nil, fmt.Errorf("document is %s: %w", d.Status, einvoice.ErrWrongState)
 	}
-	now := m.now()
-	built, err := m.Build(ctx, t, d, issueTime(d, now))
+	now := s.now()
+	built, err := s.Build(ctx, t, d, issueTime(d, now))
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +114,10 @@ func (m *Manager) record(ctx context.Context, t *einvoice.Tenant, keyID string, 
 	d.Authority = &einvoice.AuthorityRecord{IssuedAt: &issued, Version: built.Version}
 	d.Frozen = &built.Frozen
 	d.Status, d.UpdatedAt = einvoice.StatusSubmitting, now
-	job := &einvoice.Job{ID: m.o.NewID(), TenantID: t.ID, DocumentID: d.ID, Kind: einvoice.JobSubmit, State: einvoice.JobPending,
-		NextAttemptAt: now, LeaseOwner: owner, LeaseUntil: now.Add(m.o.Lease), CreatedAt: now, UpdatedAt: now}
-	ev := &einvoice.Event{ID: m.o.NewID(), Status: einvoice.StatusSubmitting, KeyID: keyID, Note: "submission recorded", At: now}
-	err = m.o.Store.WriteSubmission(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusReady},
+	job := &einvoice.Job{ID: s.newID(), TenantID: t.ID, DocumentID: d.ID, Kind: einvoice.JobSubmit, State: einvoice.JobPending,
+		NextAttemptAt: now, LeaseOwner: owner, LeaseUntil: now.Add(s.lease), CreatedAt: now, UpdatedAt: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusSubmitting, KeyID: keyID, Note: "submission recorded", At: now}
+	err = s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusReady},
 		Version: version, UBL: built.UBL, Jobs: []*einvoice.Job{job}, Event: ev})
 	if err != nil {
 		return nil, fmt.Errorf("record submission: %w", err)

@@ -1,0 +1,186 @@
+package invoicing
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// The authority's hosts (reference myinvois.md 1.1).
+const (
+	PreprodAPI       = "https://preprod-api.myinvois.hasil.gov.my"
+	PreprodPortal    = "https://preprod.myinvois.hasil.gov.my"
+	ProductionAPI    = "https://api.myinvois.hasil.gov.my"
+	ProductionPortal = "https://myinvois.hasil.gov.my"
+)
+
+// Options are the dependencies and settings of a Service.
+type Options struct {
+	// Store keeps tenants, keys, parties, documents and the outbox.
+	Store einvoice.Store
+	// Authority is the tax authority's API. When nil, the service checks no
+	// TINs and cannot submit: what the administration commands need.
+	Authority einvoice.AuthorityAPI
+	// SandboxAPI and SandboxPortal are where the sandbox environment is: the
+	// built-in sandbox, or any MyInvois-compatible service.
+	SandboxAPI    string
+	SandboxPortal string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// NewID makes a new sortable id (UUID v7).
+	NewID  func() string
+	Logger *slog.Logger
+	// KeyCacheTTL, when positive, keeps authenticated keys in memory that
+	// long, so that most requests cost no key lookup. A revoked key then
+	// keeps working for at most that long.
+	KeyCacheTTL time.Duration
+	// Wait bounds how long a submit request waits for the authority (10 s).
+	Wait time.Duration
+	// Lease is how long a claimed job is held before another worker may take
+	// it over (60 s); it must exceed Wait.
+	Lease time.Duration
+	// Workers is the number of workers Run starts (2).
+	Workers int
+	// Idle is how long an idle worker waits before looking for work (1 s).
+	Idle time.Duration
+	// PollAfter is how long after acceptance a document's status is first
+	// asked (3 s, the authority's advice); it grows to a minute.
+	PollAfter time.Duration
+}
+
+// Service is the application: every use case of the API (tenants and keys,
+// parties, documents, validate, submit, bulk, status, cancel, the QR code
+// and the PDF) and the workers that take documents to the authority and
+// follow them there. It is made once, by New, and not changed after.
+type Service struct {
+	store         einvoice.Store
+	authority     einvoice.AuthorityAPI
+	sandboxAPI    string
+	sandboxPortal string
+	clock         func() time.Time
+	newID         func() string
+	log           *slog.Logger
+	keyCacheTTL   time.Duration
+	wait          time.Duration
+	lease         time.Duration
+	workers       int
+	idle          time.Duration
+	pollAfter     time.Duration
+
+	keyCache sync.Map // [sha256.Size]byte -> cachedKey
+	signers  sync.Map // tenant id -> *signerEntry
+}
+
+// New returns a Service with defaults filled in.
+func New(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Wait <= 0 {
+		o.Wait = 10 * time.Second
+	}
+	if o.Lease <= o.Wait {
+		o.Lease = 6 * o.Wait
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Idle <= 0 {
+		o.Idle = time.Second
+	}
+	if o.PollAfter <= 0 {
+		o.PollAfter = 3 * time.Second
+	}
+	return &Service{store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+		clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
+		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter}
+}
+
+func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
+
+// Submits reports whether the service has a tax authority to submit to
+// (the administration commands' service has none).
+func (s *Service) Submits() bool { return s.authority != nil }
+
+// Ping reports whether the database answers.
+func (s *Service) Ping(ctx context.Context) error {
+	if err := s.store.Ping(ctx); err != nil {
+		return fmt.Errorf("ping the database: %w", err)
+	}
+	return nil
+}
+
+// Endpoint returns the API and portal base URLs of an environment.
+func (s *Service) Endpoint(env string) (api, portal string, err error) {
+	switch env {
+	case einvoice.EnvSandbox, "":
+		return strings.TrimRight(s.sandboxAPI, "/"), strings.TrimRight(s.sandboxPortal, "/"), nil
+	case einvoice.EnvPreprod:
+		return PreprodAPI, PreprodPortal, nil
+	case einvoice.EnvProduction:
+		return ProductionAPI, ProductionPortal, nil
+	}
+	return "", "", fmt.Errorf("unknown authority environment %q", env)
+}
+
+// ValidationURL is the authority's public link of a Valid document, or "".
+func (s *Service) ValidationURL(t *einvoice.Tenant, d *einvoice.Document) string {
+	if d.Authority == nil || d.Authority.DocumentUUID == "" || d.Authority.LongID == "" {
+		return ""
+	}
+	_, portal, err := s.Endpoint(t.Authority.Environment)
+	if err != nil {
+		return ""
+	}
+	return portal + "/" + d.Authority.DocumentUUID + "/share/" + d.Authority.LongID
+}
+
+// credentials are the tenant's login at its environment.
+func (s *Service) credentials(t *einvoice.Tenant) (einvoice.Credentials, error) {
+	api, _, err := s.Endpoint(t.Authority.Environment)
+	if err != nil {
+		return einvoice.Credentials{}, err
+	}
+	if api == "" {
+		return einvoice.Credentials{}, fmt.Errorf("no authority URL configured for environment %q", t.Authority.Environment)
+	}
+	c := einvoice.Credentials{BaseURL: api, ClientID: t.Authority.ClientID, ClientSecret: t.Authority.ClientSecret}
+	if t.Authority.Mode == einvoice.ModeIntermediary {
+		c.OnBehalfOf = t.Authority.OnBehalfOf
+		if c.OnBehalfOf == "" {
+			c.OnBehalfOf = t.Profile.TIN
+		}
+	}
+	return c, nil
+}
+
+// tenant reads a tenant.
+func (s *Service) tenant(ctx context.Context, id string) (*einvoice.Tenant, error) {
+	t, err := s.store.GetTenant(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("tenant %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// tenantDocument reads a document of the tenant (DOCUMENT_NOT_FOUND when
+// absent) and the tenant.
+func (s *Service) tenantDocument(ctx context.Context, tenantID, id string) (*einvoice.Tenant, *einvoice.Document, error) {
+	d, err := s.document(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := s.tenant(ctx, tenantID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, d, nil
+}
