@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/einvoice/einvoice/internal/submission"
+	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // outcome is what one answer means for one document, to the clients.
@@ -82,7 +82,7 @@ func judgeBulk(r *reply, err error, ids []string) map[string]judgement {
 	if err != nil {
 		return whole(judgement{out: retry, label: "bulk: no answer"})
 	}
-	var d submission.BulkResult // the wire format of DECISIONS section 9
+	var d invoicing.BulkResult // the wire format of DECISIONS section 9
 	if r.Status != 200 || json.Unmarshal(r.Body.Data, &d) != nil {
 		j := judgement{out: final, unexpected: true, label: fmt.Sprintf("bulk: %d %s", r.Status, r.Body.ErrorCode),
 			detail: fmt.Sprintf("bulk of %d: %d %.300s", len(ids), r.Status, r.Raw)}
