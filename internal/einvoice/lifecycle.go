@@ -102,6 +102,10 @@ type SubmissionWrite struct {
 	Event   *Event
 }
 
+// SweepOwnerPrefix begins the lease owner of a settle sweep's jobs
+// (ClaimUnknown's caller), so that other sweeps leave its tenant alone.
+const SweepOwnerPrefix = "sweep:"
+
 // SubmissionStore keeps the outbox, the UBL sent and the TIN checks.
 type SubmissionStore interface {
 	// WriteSubmission applies w in one transaction; ErrWrongState when the
@@ -116,7 +120,10 @@ type SubmissionStore interface {
 	// outcome is unknown (MaybeSent) and whose lease has expired of one
 	// tenant that has such a job due (the one due longest): all of them, due
 	// or not, up to limit, oldest first, so that one search settles them
-	// all. None when no such job is due.
+	// all. None when no such job is due. A tenant one of whose unknown
+	// outcomes is leased to a sweep (an owner starting with
+	// SweepOwnerPrefix) is not claimed: one sweep per tenant at a time,
+	// across replicas.
 	ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
 	// ClaimSubmissionPolls leases to owner, until leaseUntil, every pending
 	// poll job of a submission whose lease has expired, due or not: one

@@ -22,7 +22,7 @@ const settleBatch = 1000
 // same stored bytes), and the others wait for a later search, unsent. It
 // returns how many jobs it took.
 func (s *Service) SettleOnce(ctx context.Context) (int, error) {
-	owner := s.newID()
+	owner := einvoice.SweepOwnerPrefix + s.newID()
 	now := s.now()
 	jobs, err := s.store.ClaimUnknown(ctx, owner, now, now.Add(s.lease), settleBatch)
 	if err != nil || len(jobs) == 0 {

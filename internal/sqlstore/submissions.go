@@ -145,15 +145,21 @@ func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil tim
 
 // ClaimUnknown leases the unknown outcomes (maybe-sent submit jobs whose
 // lease has expired) of the tenant whose such job has been due longest, due
-// or not. On PostgreSQL a claimer skips the rows another is claiming, so two
-// claimers at once may share one tenant's jobs out between them.
+// or not, skipping a tenant that a sweep holds. On PostgreSQL a claimer
+// skips the rows another is claiming, so two claimers at the very same
+// moment may still share one tenant's jobs out between them.
 func (s *Store) ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
 	const unknown = `state = 'pending' AND kind = 'submit' AND maybe_sent AND lease_until <= $3`
 	lock := ""
 	if s.engine == Postgres {
 		lock = ` FOR UPDATE SKIP LOCKED`
 	}
-	tenant := `SELECT tenant_id FROM submission_jobs WHERE ` + unknown + ` AND next_attempt_at <= $3
+	// A tenant being swept (an unknown outcome of it leased to a sweep,
+	// here or in another replica) is left to that sweep: two sweeps of one
+	// tenant would each read the same pages at 12 searches a minute.
+	tenant := `SELECT tenant_id FROM submission_jobs j WHERE ` + unknown + ` AND next_attempt_at <= $3
+		AND NOT EXISTS (SELECT 1 FROM submission_jobs o WHERE o.tenant_id = j.tenant_id AND o.state = 'pending'
+			AND o.kind = 'submit' AND o.maybe_sent AND o.lease_until > $3 AND o.lease_owner LIKE '` + einvoice.SweepOwnerPrefix + `%')
 		ORDER BY next_attempt_at LIMIT 1` + lock
 	pick := `SELECT id FROM submission_jobs WHERE ` + unknown + ` AND tenant_id = (` + tenant + `)
 		ORDER BY created_at LIMIT $4` + lock

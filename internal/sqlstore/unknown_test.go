@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -21,6 +22,7 @@ func testUnknownOutcomes(t *testing.T, dsn string) {
 		maybeSent bool
 		due       time.Duration // next attempt, from now
 		leased    bool
+		owner     string // of the lease ("r0" when empty)
 	}
 	jobsOf := func(name string, specs ...spec) []string {
 		tn := mustCreateTenant(t, s, name)
@@ -40,7 +42,7 @@ func testUnknownOutcomes(t *testing.T, dsn string) {
 				lease = now.Add(time.Minute)
 			}
 			j := &einvoice.Job{ID: newID(), TenantID: tn.ID, DocumentID: d.ID, Kind: einvoice.JobSubmit, State: einvoice.JobPending,
-				MaybeSent: sp.maybeSent, Attempts: 1, NextAttemptAt: now.Add(sp.due), LeaseOwner: "r0", LeaseUntil: lease,
+				MaybeSent: sp.maybeSent, Attempts: 1, NextAttemptAt: now.Add(sp.due), LeaseOwner: cmp.Or(sp.owner, "r0"), LeaseUntil: lease,
 				CreatedAt: now.Add(time.Duration(i) * time.Second), UpdatedAt: now}
 			if err := s.WriteSubmission(ctx, einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}}); err != nil {
 				t.Fatal(err)
@@ -50,12 +52,15 @@ func testUnknownOutcomes(t *testing.T, dsn string) {
 		return ids
 	}
 	// Tenant A: three unknown (one due, two not yet), one held by another
-	// worker, one fresh submit job due. Tenant B: one unknown, due earlier
+	// worker (a request sending it, not a sweep), one fresh submit job due. Tenant B: one unknown, due earlier
 	// than A's. Tenant C: an unknown outcome not due.
-	a := jobsOf("A", spec{true, -time.Second, false}, spec{true, time.Hour, false}, spec{true, time.Minute, false},
-		spec{true, -time.Hour, true}, spec{false, -time.Second, false})
-	b := jobsOf("B", spec{true, -time.Minute, false})
-	jobsOf("C", spec{true, time.Hour, false})
+	a := jobsOf("A", spec{true, -time.Second, false, ""}, spec{true, time.Hour, false, ""}, spec{true, time.Minute, false, ""},
+		spec{true, -time.Hour, true, ""}, spec{false, -time.Second, false, ""})
+	b := jobsOf("B", spec{true, -time.Minute, false, ""})
+	jobsOf("C", spec{true, time.Hour, false, ""})
+	// Tenant D: an unknown outcome due longest of all, but another of D's
+	// is held by a sweep (another replica's): D is that sweep's.
+	jobsOf("D", spec{true, -2 * time.Hour, false, ""}, spec{true, -time.Hour, true, einvoice.SweepOwnerPrefix + "other"})
 
 	ids := func(jobs []*einvoice.Job) []string {
 		var out []string
