@@ -196,6 +196,11 @@ const (
 	statusTooManyRequests = 429
 )
 
+// Deferred reports whether the call was held back by the caller's own rate
+// budget for the endpoint (nothing left, RetryAfter says when its slot
+// comes): a wait, not a failure.
+func (e *CallError) Deferred() bool { return e.NotSent && e.Status == statusTooManyRequests }
+
 // Temporary reports whether trying again later may succeed: no answer, a
 // 5xx, a 429 or a 401 (an expired token).
 func (e *CallError) Temporary() bool {

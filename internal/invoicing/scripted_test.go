@@ -377,3 +377,29 @@ func TestScriptedPollGrouping(t *testing.T) {
 		t.Errorf("asked again after %v, then %v: want further apart each time", first, again)
 	}
 }
+
+// TestScriptedDeferralIsNoAttempt: a send held back by our own rate budget
+// (not sent, with the time to its slot) is retried when the slot comes and
+// does not count as an attempt, so that a busy budget does not grow the
+// backoff; a 429 the authority answered does count.
+func TestScriptedDeferralIsNoAttempt(t *testing.T) {
+	w, a := scriptedWorld(t)
+	ids := w.readyInvoices("INV", 2)
+	a.submit = append(a.submit,
+		fail[[]einvoice.OutgoingDocument](&einvoice.CallError{Op: "submit", Status: 429, NotSent: true, RetryAfter: 20 * time.Second}),
+		fail[[]einvoice.OutgoingDocument](&einvoice.CallError{Op: "submit", Status: 429, RetryAfter: 20 * time.Second}))
+	before := time.Now()
+	for _, id := range ids {
+		if _, err := w.svc.Submit(context.Background(), w.tenant.ID, "", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deferred, throttled := w.job(ids[0]), w.job(ids[1])
+	if deferred.Attempts != 0 || deferred.MaybeSent || deferred.NextAttemptAt.Before(before.Add(20*time.Second)) {
+		t.Errorf("deferred by the budget: %d attempts, maybe-sent %v, next attempt in %s; want 0, false, at least 20s",
+			deferred.Attempts, deferred.MaybeSent, deferred.NextAttemptAt.Sub(before))
+	}
+	if throttled.Attempts != 1 {
+		t.Errorf("throttled by the authority: %d attempts, want 1", throttled.Attempts)
+	}
+}

@@ -140,6 +140,15 @@ func (s *Service) submitFailed(ctx context.Context, items []*item, owner string,
 			s.rejected(ctx, it, owner, []einvoice.AuthorityError{{Code: "MaximumSizeExceeded", Message: err.Error()}},
 				"over the authority's size limits: not sent")
 		}
+	case ok && ce.Deferred():
+		// Held back by our own rate budget: nothing left, nothing failed.
+		// It goes out when its slot comes, and the wait does not count as
+		// an attempt (attempts grow the backoff: a document deferred a few
+		// times behind a busy budget would otherwise wait minutes).
+		for _, it := range items {
+			it.job.Attempts--
+		}
+		s.retryLater(ctx, items, owner, err, false)
 	case errors.Is(err, einvoice.ErrLogin), ok && ce.NotSent:
 		// Nothing was sent (a failed login: the tenant's credentials may
 		// need fixing, as the last error says; or the rate budget): try
