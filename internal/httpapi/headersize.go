@@ -50,15 +50,21 @@ func setCommonHeaders(h http.Header, requestID string) {
 // runs, to a request whose header is over http.Server.MaxHeaderBytes (plus
 // its read buffer): net/http/server.go, errTooLarge. It is written in one
 // Write on the connection, then the connection is closed.
-const goHeadersTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\n" +
-	"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n" +
+const goHeadersTooLarge = "HTTP/1.1 431 Request Header Fields Too Large" + goErrorHeaders +
 	"431 Request Header Fields Too Large"
 
+// goErrorHeaders are the header fields of every answer net/http writes
+// itself to a request it cannot read (net/http/server.go, conn.serve):
+// "HTTP/1.1 <status>" + goErrorHeaders + "<text>", in one Write.
+const goErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
 // Listener returns ln with connections on which net/http's own plain-text
-// 431 (see goHeadersTooLarge) becomes our JSON error, with the headers every
-// answer carries. Only a Write of exactly those bytes is rewritten: an
-// answer of a handler is never a lone write of them (net/http frames it with
-// its own headers).
+// answers to requests it cannot read (a header over the limit: 431; a
+// malformed request line or header: 400; an unknown Transfer-Encoding: 501;
+// an unknown HTTP version: 505) become our JSON error, with the headers
+// every answer carries. Only a lone Write of exactly such an answer is
+// rewritten: a handler's answer never is one (net/http frames it with its
+// own headers, and ours always carry X-Request-Id).
 func Listener(ln net.Listener) net.Listener { return listener{ln} }
 
 type listener struct{ net.Listener }
@@ -71,17 +77,45 @@ func (l listener) Accept() (net.Conn, error) {
 	return &conn{Conn: c}, nil
 }
 
-// conn rewrites net/http's plain-text 431.
+// conn rewrites net/http's plain-text answers.
 type conn struct{ net.Conn }
 
 func (c *conn) Write(p []byte) (int, error) {
-	if string(p) != goHeadersTooLarge {
+	e := goError(p)
+	if e == nil {
 		return c.Conn.Write(p)
 	}
-	if _, err := c.Conn.Write(headersTooLargeAnswer()); err != nil {
-		return 0, fmt.Errorf("write the 431 answer: %w", err)
+	if _, err := c.Conn.Write(answerOf(e)); err != nil {
+		return 0, fmt.Errorf("write the %s answer: %w", e.Code, err)
 	}
 	return len(p), nil
+}
+
+// goError returns our error for one of net/http's own plain-text answers
+// (see goErrorHeaders), nil for any other write.
+func goError(p []byte) *einvoice.Error {
+	status, text, ok := bytes.Cut(p, []byte(goErrorHeaders))
+	if !ok || !bytes.HasPrefix(status, []byte("HTTP/1.1 ")) || bytes.Contains(status, []byte("\r\n")) || bytes.Contains(text, []byte("\r\n")) {
+		return nil
+	}
+	code, _, _ := bytes.Cut(status[len("HTTP/1.1 "):], []byte(" "))
+	// The text after the status, as net/http wrote it ("400 Bad Request:
+	// missing required Host header"): fixed strings of net/http.
+	_, why, _ := bytes.Cut(text, []byte(": "))
+	switch string(code) {
+	case "431":
+		return headersTooLarge()
+	case "400":
+		if len(why) > 0 {
+			return einvoice.Errorf(einvoice.CodeMalformedRequest, "The request is not well-formed HTTP: %s.", why)
+		}
+		return einvoice.Errorf(einvoice.CodeMalformedRequest, "The request is not well-formed HTTP (its request line or a header field).")
+	case "501":
+		return einvoice.Errorf(einvoice.CodeTransferEncoding, "The request's Transfer-Encoding is not supported: send the body as is, or chunked.")
+	case "505":
+		return einvoice.Errorf(einvoice.CodeHTTPVersion, "The request's HTTP version is not supported: use HTTP/1.1 (or HTTP/1.0).")
+	}
+	return nil
 }
 
 // CloseWrite half-closes the connection as the one it wraps does: net/http
@@ -94,10 +128,9 @@ func (c *conn) CloseWrite() error {
 	return nil
 }
 
-// headersTooLargeAnswer is the whole HTTP/1.1 answer of headersTooLarge,
-// as writeError would write it.
-func headersTooLargeAnswer() []byte {
-	e := headersTooLarge()
+// answerOf is the whole HTTP/1.1 answer of e, as writeError would write
+// it, closing the connection.
+func answerOf(e *einvoice.Error) []byte {
 	body, _ := json.Marshal(errorBody{Message: e.Message, ErrorCode: e.Code}) // our own type: cannot fail
 	body = append(body, '\n')
 	h := http.Header{}

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,5 +101,61 @@ func TestServeHTTPEdges(t *testing.T) {
 		if loc := w.Header().Get("Location"); loc != "" {
 			t.Errorf("%s %s: Location %q", c.method, c.path, loc)
 		}
+	}
+}
+
+// TestListenerMalformedRequests: requests net/http cannot read as HTTP get
+// our JSON error too (it answers them itself, in plain text, before any
+// handler runs), and the connection is closed after it.
+func TestListenerMalformedRequests(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{MaxHeaderBytes: MaxHeaderBytes, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, "400 Bad Request")
+	})}
+	go func() { _ = srv.Serve(Listener(ln)) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	for _, tc := range []struct {
+		name, request string
+		code          einvoice.Code
+	}{
+		{"no Host", "GET / HTTP/1.1\r\n\r\n", einvoice.CodeMalformedRequest},
+		{"a header line without a colon", "GET / HTTP/1.1\r\nHost: a\r\nBroken header\r\n\r\n", einvoice.CodeMalformedRequest},
+		{"a request line of one word", "NONSENSE\r\n\r\n", einvoice.CodeMalformedRequest},
+		{"an unknown transfer coding", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", einvoice.CodeTransferEncoding},
+		{"HTTP/2.0 over HTTP/1", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", einvoice.CodeHTTPVersion},
+	} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, tc.request); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(c) // the server closes the connection after its answer
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+		if err != nil {
+			t.Errorf("%s: %v in %q", tc.name, err, raw)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		wantJSONError(t, tc.name, resp.StatusCode, resp.Header, body, tc.code)
+	}
+	// A handler's own 400 with net/http's words in it is left alone.
+	resp, err := http.Get("http://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || string(body) != "400 Bad Request" {
+		t.Errorf("a handler's 400: %d %q", resp.StatusCode, body)
 	}
 }
