@@ -109,11 +109,38 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 	}
 	s.ws, s.rs = newStmtCache(s.w, s.engine == Postgres), newStmtCache(s.r, s.engine == Postgres)
 	s.ws.group = s.group
-	if err := s.Ping(ctx); err != nil {
+	if err := s.connect(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", s.engine, err)
 	}
 	return s, nil
+}
+
+// connect makes the first connections. On SQLite it holds the turn of
+// processes opening one file (the OS lock on <db>.lock, as migrations do):
+// the first connection to a new file turns it to WAL, which takes a lock
+// SQLite does not wait for (SQLITE_BUSY at once, busy timeout or not, when
+// another process is turning it at the same moment).
+func (s *Store) connect(ctx context.Context) error {
+	if s.engine == SQLite {
+		unlock, err := s.fileTurn(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	return s.Ping(ctx)
+}
+
+// fileTurn blocks until this process holds the OS lock on the file
+// <db>.lock beside a SQLite database, the turn of the processes opening it,
+// and returns its release (nothing to hold for an in-memory database).
+func (s *Store) fileTurn(ctx context.Context) (func(), error) {
+	path := SQLitePath(s.dsn)
+	if path == "" || strings.HasPrefix(path, ":memory:") {
+		return func() {}, nil // no other process can open it
+	}
+	return lockFile(ctx, path+".lock")
 }
 
 // sqliteDSN sets the pragmas on every pooled connection: WAL, full sync (a
@@ -241,11 +268,7 @@ const migrationTurnLock = 0x65696e766f696365
 // while the turn is held.
 func (s *Store) waitMigrationTurn(ctx context.Context) (func(), error) {
 	if s.engine == SQLite {
-		path := SQLitePath(s.dsn)
-		if path == "" || strings.HasPrefix(path, ":memory:") {
-			return func() {}, nil // no other process can open it
-		}
-		unlock, err := lockFile(ctx, path+".lock")
+		unlock, err := s.fileTurn(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("migration turn: %w", err)
 		}
