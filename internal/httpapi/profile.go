@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // profileRequest is the body of PUT /profile; what GET /profile answers is
@@ -82,9 +81,9 @@ func (s *Server) putProfile(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err := decode(r, maxBody, &req); err != nil {
 		return err
 	}
-	var au *invoicing.AuthorityUpdate
+	var au *einvoice.Authority
 	if a := req.Authority; a != nil {
-		au = &invoicing.AuthorityUpdate{
+		au = &einvoice.Authority{
 			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, ClientID: a.ClientID,
 			ClientSecret: a.ClientSecret, CertificatePEM: a.CertificatePEM, PrivateKeyPEM: a.PrivateKeyPEM,
 			PKCS12Password: a.PKCS12Password,

@@ -8,20 +8,6 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// AuthorityUpdate is the authority part of a PUT /profile. Nil pointers and
-// blank secrets keep their stored values.
-type AuthorityUpdate struct {
-	Environment    string
-	Mode           string
-	OnBehalfOf     string
-	ClientID       string
-	ClientSecret   string
-	CertificatePEM string
-	PrivateKeyPEM  string
-	PKCS12         []byte
-	PKCS12Password string
-}
-
 // GetTenant returns the tenant.
 func (s *Service) GetTenant(ctx context.Context, id string) (*einvoice.Tenant, error) {
 	t, err := s.store.GetTenant(ctx, id)
@@ -35,9 +21,9 @@ func (s *Service) GetTenant(ctx context.Context, id string) (*einvoice.Tenant, e
 }
 
 // UpdateProfile replaces the tenant's supplier details with p and, when au
-// is not nil, its authority settings; blank secrets keep their stored
-// values.
-func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice.Profile, au *AuthorityUpdate) (*einvoice.Tenant, error) {
+// is not nil (the authority part of a PUT /profile), its authority
+// settings; blank secrets in au keep their stored values.
+func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice.Profile, au *einvoice.Authority) (*einvoice.Tenant, error) {
 	t, err := s.GetTenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
