@@ -13,6 +13,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
+	"github.com/einvoice/einvoice/internal/testclock"
 )
 
 // TestSubmitThroughFaults: the authority fails a share of calls with 500s,
@@ -124,29 +125,11 @@ func TestSubmitAfterCrash(t *testing.T) {
 	})
 }
 
-// clock is a test clock that can jump ahead.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-}
-
 // TestCancel: a Valid document can be cancelled within 72 hours of its
 // validation, not after; the reason is required.
 func TestCancel(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		clk := &clock{}
+		clk := &testclock.Clock{}
 		svc := startServiceAt(t, dsn, clk.Now, "--rate-limit", "100000", "--sandbox-delay", "0")
 		c := svc.client(t, svc.DemoKey)
 		c.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "")
@@ -157,7 +140,7 @@ func TestCancel(t *testing.T) {
 		c.do("POST", "/api/v1/documents/"+inside+"/submit", nil).want(t, 200, "")
 		c.waitStatus(inside, "Valid", 20*time.Second)
 		c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": ""}).want(t, 422, "VALIDATION_FAILED")
-		clk.advance(71 * time.Hour)
+		clk.Advance(71 * time.Hour)
 		d := c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": "wrong buyer"}).want(t, 200, "").data()
 		if d["status"] != "Cancelled" {
 			t.Errorf("cancel: %v", d)
@@ -177,7 +160,7 @@ func TestCancel(t *testing.T) {
 		outside := c.readyInvoice("INV-CANCEL-2", buyer)
 		c.do("POST", "/api/v1/documents/"+outside+"/submit", nil).want(t, 200, "")
 		c.waitStatus(outside, "Valid", 20*time.Second)
-		clk.advance(72*time.Hour + time.Minute)
+		clk.Advance(72*time.Hour + time.Minute)
 		c.do("POST", "/api/v1/documents/"+outside+"/cancel", map[string]any{"reason": "too late"}).want(t, 409, "CANCEL_WINDOW_CLOSED")
 		if st := c.do("GET", "/api/v1/documents/"+outside+"/status", nil).want(t, 200, "").data(); st["status"] != "Valid" {
 			t.Errorf("status after a refused cancel: %v", st)

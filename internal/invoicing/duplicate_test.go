@@ -21,7 +21,7 @@ func (w *world) sendTwice(id string) {
 	w.t.Helper()
 	w.loseAnswers([]string{id})
 	w.forgetMark(id)
-	w.clk.advance(11 * time.Minute)
+	w.clk.Advance(11 * time.Minute)
 	w.work(10)
 }
 
@@ -110,14 +110,14 @@ func TestDuplicatePayloadSettles(t *testing.T) {
 	ids := w.readyInvoices("PAYLOAD", 1)
 	w.loseAnswers(ids)
 	w.forgetMark(ids[0])
-	w.clk.advance(time.Minute) // past the lease and the backoff, within the 10 minutes
+	w.clk.Advance(time.Minute) // past the lease and the backoff, within the 10 minutes
 	if _, err := w.svc.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if j := w.job(ids[0]); !j.MaybeSent || !strings.Contains(j.LastError, "DuplicateSubmission") {
 		t.Errorf("after a 422 DuplicateSubmission: job %+v, want maybe sent, to be settled", j)
 	}
-	w.clk.advance(10 * time.Minute) // the answer's Retry-After
+	w.clk.Advance(10 * time.Minute) // the answer's Retry-After
 	w.work(10)
 	w.wantValidOnce(ids)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/testclock"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -37,29 +38,11 @@ func eachEngine(t *testing.T, fn func(t *testing.T, dsn string)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, testdb.Postgres(t, os.Getenv)) })
 }
 
-// clock is a test clock that can jump ahead; every part of a world reads it.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-}
-
 // world is one service (an invoicing.Service on a store) with the sandbox
 // on the same database, served over HTTP.
 type world struct {
 	t       *testing.T
-	clk     *clock
+	clk     *testclock.Clock
 	store   *sqlstore.Store
 	sandbox *sandbox.Server
 	svc     *invoicing.Service
@@ -97,7 +80,7 @@ func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world
 	if err := st.Migrate(ctx, nil); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	w := &world{t: t, clk: &clock{}, store: st}
+	w := &world{t: t, clk: &testclock.Clock{}, store: st}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	w.sandbox = sandbox.New(sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres,
 		Now: w.clk.Now, Logger: logger})
@@ -307,6 +290,6 @@ func (w *world) work(rounds int) {
 		if idle == 2 {
 			return
 		}
-		w.clk.advance(10 * time.Second)
+		w.clk.Advance(10 * time.Second)
 	}
 }

@@ -270,7 +270,7 @@ func TestScriptedSettle(t *testing.T) {
 			}
 			// The send loop never takes a maybe-sent job: only the settle
 			// loop does, once the job is due.
-			w.clk.advance(10 * time.Minute)
+			w.clk.Advance(10 * time.Minute)
 			if n, err := w.svc.RunOnce(context.Background()); err != nil || a.count("submit") != 1 {
 				t.Fatalf("RunOnce took %d (%v) and sent %d times; a maybe-sent job must not be sent unsettled", n, err, a.count("submit"))
 			}
@@ -348,7 +348,7 @@ func TestScriptedPollGrouping(t *testing.T) {
 	a.detail = append(a.detail, func(uuid string) (einvoice.DocumentState, error) {
 		return einvoice.DocumentState{UUID: uuid, Status: "Invalid", Errors: []einvoice.AuthorityError{{Code: "CF321", Message: "wrong"}}}, nil
 	})
-	w.clk.advance(time.Minute)
+	w.clk.Advance(time.Minute)
 	if _, err := w.svc.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestScriptedPollGrouping(t *testing.T) {
 	a.poll = append(a.poll, func(uid string) (einvoice.SubmissionState, error) {
 		return einvoice.SubmissionState{SubmissionUID: uid}, nil
 	})
-	w.clk.advance(first)
+	w.clk.Advance(first)
 	if _, err := w.svc.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}

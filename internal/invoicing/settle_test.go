@@ -55,10 +55,10 @@ func TestSettleAmongNewer(t *testing.T) {
 		lost := w.readyInvoices("LOST", 20)
 		newer := w.readyInvoices("NEWER", 500)
 		w.loseAnswers(lost)
-		w.clk.advance(time.Second)
+		w.clk.Advance(time.Second)
 		w.submitBulk(newer)
 
-		w.clk.advance(time.Minute)
+		w.clk.Advance(time.Minute)
 		n, err := w.svc.SettleOnce(context.Background())
 		if err != nil || n != 20 {
 			t.Fatalf("SettleOnce took %d, %v; want the 20 in one sweep", n, err)
@@ -84,7 +84,7 @@ func TestSettleIncompleteSearch(t *testing.T) {
 		older := w.readyInvoices("OLDER", 100)
 		newer := w.readyInvoices("NEWER", 100)
 		w.loseAnswers(older)
-		w.clk.advance(time.Second)
+		w.clk.Advance(time.Second)
 		w.loseAnswers(newer)
 
 		// The search's second page fails: the newer 100 (page 1) are
@@ -95,7 +95,7 @@ func TestSettleIncompleteSearch(t *testing.T) {
 			}
 		}
 		w.onSearch.Store(&failSecond)
-		w.clk.advance(time.Minute)
+		w.clk.Advance(time.Minute)
 		if n, err := w.svc.SettleOnce(context.Background()); err != nil || n != 200 {
 			t.Fatalf("SettleOnce took %d, %v; want all 200", n, err)
 		}
@@ -116,7 +116,7 @@ func TestSettleIncompleteSearch(t *testing.T) {
 			}
 		}
 
-		w.clk.advance(10 * time.Minute)
+		w.clk.Advance(10 * time.Minute)
 		w.work(10)
 		w.wantValidOnce(append(older, newer...))
 	})
@@ -129,7 +129,7 @@ func TestSettleThrottled(t *testing.T) {
 	lost := w.readyInvoices("LOST", 3)
 	w.loseAnswers(lost)
 	w.sandbox.AddFault(sandbox.Fault{Endpoint: "search", Kind: sandbox.FaultThrottle, Count: 1, RetryAfter: 120})
-	w.clk.advance(time.Minute)
+	w.clk.Advance(time.Minute)
 	throttled := w.clk.Now()
 	if n, err := w.svc.SettleOnce(context.Background()); err != nil || n != 3 {
 		t.Fatalf("SettleOnce took %d, %v", n, err)
@@ -143,7 +143,7 @@ func TestSettleThrottled(t *testing.T) {
 	if n, _ := w.svc.SettleOnce(context.Background()); n != 0 {
 		t.Errorf("SettleOnce within the Retry-After took %d jobs, want none", n)
 	}
-	w.clk.advance(10 * time.Minute)
+	w.clk.Advance(10 * time.Minute)
 	w.work(10)
 	w.wantValidOnce(lost)
 }
@@ -176,7 +176,7 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 	if _, err := w.svc.Record(ctx, w.tenant.ID, "", fresh[0]); err != nil {
 		t.Fatal(err)
 	}
-	w.clk.advance(5 * time.Minute) // every lease and backoff over
+	w.clk.Advance(5 * time.Minute) // every lease and backoff over
 
 	entered, release := w.holdSearches()
 	settled := make(chan error, 1)
@@ -189,7 +189,7 @@ func TestSettleDoesNotHoldUpSending(t *testing.T) {
 		if _, err := w.svc.RunOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
-		w.clk.advance(10 * time.Second)
+		w.clk.Advance(10 * time.Second)
 	}
 	if d := w.document(fresh[0]); d.Status != einvoice.StatusValid {
 		t.Errorf("the fresh document is %s while a search waits, want Valid", d.Status)
@@ -212,7 +212,7 @@ func TestSettleKeepsLeases(t *testing.T) {
 	ctx := context.Background()
 	lost := w.readyInvoices("LOST", 1)
 	w.loseAnswers(lost)
-	w.clk.advance(time.Minute)
+	w.clk.Advance(time.Minute)
 
 	entered, release := w.holdSearches()
 	settled := make(chan error, 1)
@@ -229,7 +229,7 @@ func TestSettleKeepsLeases(t *testing.T) {
 	}
 	// Past the lease taken at the claim: without the renewal another sweep
 	// would take the job over.
-	w.clk.advance(claimed.Sub(w.clk.Now()) + time.Millisecond)
+	w.clk.Advance(claimed.Sub(w.clk.Now()) + time.Millisecond)
 	if n, err := w.svc.SettleOnce(ctx); err != nil || n != 0 {
 		t.Errorf("another sweep took %d, %v while the search ran; want none", n, err)
 	}
