@@ -1,0 +1,100 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Profile is the tenant: the supplier on every document it issues, and its
+// tax-authority settings.
+type Profile struct {
+	ID                           string  `json:"id,omitempty"`
+	Name                         string  `json:"name"`
+	TIN                          string  `json:"tin"`
+	IDType                       string  `json:"idType"`
+	IDValue                      string  `json:"idValue"`
+	SSTRegistrationNumber        string  `json:"sstRegistrationNumber"`
+	TourismTaxRegistrationNumber string  `json:"tourismTaxRegistrationNumber"`
+	MSICCode                     string  `json:"msicCode"`
+	BusinessActivityDescription  string  `json:"businessActivityDescription"`
+	Address                      Address `json:"address"`
+	Contact                      Contact `json:"contact"`
+
+	// IsReady says whether the profile is complete for the tax authority;
+	// ReadinessErrors says what keeps it from being so, per field.
+	IsReady         bool                `json:"isReady"`
+	ReadinessErrors map[string][]string `json:"readinessErrors,omitempty"`
+	// Authority is the tax-authority settings, secrets shown only as set or
+	// not.
+	Authority AuthoritySettings `json:"authority"`
+	CreatedAt time.Time         `json:"createdAt,omitzero"`
+	UpdatedAt time.Time         `json:"updatedAt,omitzero"`
+}
+
+// AuthoritySettings are the tenant's tax-authority settings as the service
+// shows them.
+type AuthoritySettings struct {
+	// Environment is "sandbox" (the built-in authority), "preprod" or
+	// "production"; Mode "taxpayer" or "intermediary" (then OnBehalfOf is
+	// the TIN represented).
+	Environment           string `json:"environment"`
+	Mode                  string `json:"mode"`
+	OnBehalfOf            string `json:"onBehalfOf"`
+	ClientID              string `json:"clientId"`
+	HasClientSecret       bool   `json:"hasClientSecret"`
+	HasSigningCertificate bool   `json:"hasSigningCertificate"`
+	HasPKCS12             bool   `json:"hasPkcs12"`
+}
+
+// AuthorityUpdate sets the tax-authority settings. The secrets are
+// write-only; the signing certificate is given as PEM (certificate and
+// private key) or as PKCS#12 with its password.
+type AuthorityUpdate struct {
+	Environment    string `json:"environment,omitempty"`
+	Mode           string `json:"mode,omitempty"`
+	OnBehalfOf     string `json:"onBehalfOf,omitempty"`
+	ClientID       string `json:"clientId,omitempty"`
+	ClientSecret   string `json:"clientSecret,omitempty"`
+	CertificatePEM string `json:"certificatePem,omitempty"`
+	PrivateKeyPEM  string `json:"privateKeyPem,omitempty"`
+	PKCS12         []byte `json:"pkcs12Base64,omitempty"`
+	PKCS12Password string `json:"pkcs12Password,omitempty"`
+}
+
+// ProfileService holds the operations of the tenant's profile.
+type ProfileService struct{ c *Client }
+
+// Get returns the profile.
+func (s *ProfileService) Get(ctx context.Context) (*Profile, error) {
+	var out Profile
+	if _, err := s.c.call(ctx, http.MethodGet, "/api/v1/profile", nil, nil, &out, nil); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Update replaces the profile's fields with p's (ID, readiness, the
+// authority settings shown and the times are ignored) and, when auth is not
+// nil, the tax-authority settings with auth's.
+func (s *ProfileService) Update(ctx context.Context, p *Profile, auth *AuthorityUpdate) (*Profile, error) {
+	body := struct {
+		Name                         string           `json:"name"`
+		TIN                          string           `json:"tin"`
+		IDType                       string           `json:"idType"`
+		IDValue                      string           `json:"idValue"`
+		SSTRegistrationNumber        string           `json:"sstRegistrationNumber"`
+		TourismTaxRegistrationNumber string           `json:"tourismTaxRegistrationNumber"`
+		MSICCode                     string           `json:"msicCode"`
+		BusinessActivityDescription  string           `json:"businessActivityDescription"`
+		Address                      Address          `json:"address"`
+		Contact                      Contact          `json:"contact"`
+		Authority                    *AuthorityUpdate `json:"authority,omitempty"`
+	}{p.Name, p.TIN, p.IDType, p.IDValue, p.SSTRegistrationNumber, p.TourismTaxRegistrationNumber, p.MSICCode,
+		p.BusinessActivityDescription, p.Address, p.Contact, auth}
+	var out Profile
+	if _, err := s.c.call(ctx, http.MethodPut, "/api/v1/profile", nil, body, &out, nil); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
