@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // Decimal is an exact decimal number as text ("1500.00", "6", "0.5"): every
@@ -22,7 +23,7 @@ func (d Decimal) MarshalJSON() ([]byte, error) {
 	if d == "" {
 		return []byte("null"), nil
 	}
-	if !json.Valid([]byte(d)) || !isNumber(string(d)) {
+	if !isNumber(string(d)) {
 		return nil, fmt.Errorf("client: %q is not a decimal number", string(d))
 	}
 	return []byte(d), nil
@@ -47,8 +48,8 @@ func (d *Decimal) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// isNumber reports whether s is a JSON number.
-func isNumber(s string) bool {
-	var n json.Number
-	return s != "" && json.Unmarshal([]byte(s), &n) == nil && s[0] != '"'
-}
+// jsonNumber is the grammar of a JSON number (RFC 8259, section 6).
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// isNumber reports whether s is a JSON number, nothing around it.
+func isNumber(s string) bool { return jsonNumber.MatchString(s) }
