@@ -103,7 +103,9 @@ type CallOption func(*Request)
 // same key and body with the first answer instead of acting twice, so a
 // POST that carries one is retried like a GET. Use a new random key per
 // operation you mean to happen once, and keep it with your record of the
-// operation so that a retry after a crash sends the same one.
+// operation so that a retry after a crash sends the same one. (A service
+// of a release that does not keep keys yet ignores the header; against it
+// a retried POST may act twice: check the service's CHANGELOG.)
 func IdempotencyKey(key string) CallOption {
 	return func(r *Request) {
 		if r.Header == nil {
