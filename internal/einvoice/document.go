@@ -129,6 +129,24 @@ type Document struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// IssueDate is the UTC calendar date on which the document is issued, the
+// date the list's from and to bound (DECISIONS sections 5 and 9), as
+// midnight UTC: the date of erpIssuedAt when given; otherwise, once the
+// document has been sent, of the issue time written into its UBL
+// (Authority.IssuedAt, the moment of submission); otherwise (a draft) of its
+// creation.
+func (d *Document) IssueDate() time.Time {
+	at := d.CreatedAt
+	switch {
+	case d.ErpIssuedAt != nil:
+		at = *d.ErpIssuedAt
+	case d.Authority != nil && d.Authority.IssuedAt != nil:
+		at = *d.Authority.IssuedAt
+	}
+	y, m, day := at.UTC().Date()
+	return time.Date(y, m, day, 0, 0, 0, 0, time.UTC)
+}
+
 // Totals are the document-level amounts (DECISIONS section 6, step 5 on).
 type Totals struct {
 	Subtotal            *money.Amount `json:"subtotal"`

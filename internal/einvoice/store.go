@@ -96,11 +96,16 @@ type DocumentStore interface {
 }
 
 // DocumentFilter selects a page of documents. Search is a case-insensitive
-// prefix of the serial number.
+// prefix of the serial number. From and To, when not zero, bound the
+// documents' issue date (Document.IssueDate), both ends included: each
+// stands for its calendar date in UTC (the API gives midnight UTC), its time
+// of day ignored.
 type DocumentFilter struct {
 	Status Status
 	Kind   DocumentKind
 	Search string
+	From   time.Time
+	To     time.Time
 	PageRequest
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -96,6 +97,11 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	if _, known := einvoice.InfoOf(filter.Kind); filter.Kind != "" && !known {
 		f.Add("type", "must be one of invoice, credit_note, debit_note, refund_note, consolidated_invoice, self_billed_invoice, self_billed_credit_note, self_billed_debit_note, self_billed_refund_note")
 	}
+	filter.From = queryDate(q.Get("from"), "from", f)
+	filter.To = queryDate(q.Get("to"), "to", f)
+	if !filter.From.IsZero() && !filter.To.IsZero() && filter.From.After(filter.To) {
+		f.Add("to", "must not be before from (%s)", q.Get("from"))
+	}
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -106,6 +112,21 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	logUnreadable(r, s.logger, page)
 	okPage(w, page, page.Items)
 	return nil
+}
+
+// queryDate reads a date query parameter (YYYY-MM-DD, a UTC calendar date):
+// the zero time when it is empty, and a problem of name in f when it is not
+// a date.
+func queryDate(v, name string, f einvoice.FieldErrors) time.Time {
+	if v == "" {
+		return time.Time{}
+	}
+	d, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		f.Add(name, "must be a date as YYYY-MM-DD (e.g. 2026-01-31)")
+		return time.Time{}
+	}
+	return d
 }
 
 // validateResult is the data of POST /documents/{id}/validate, with the

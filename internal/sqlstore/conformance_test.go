@@ -68,6 +68,7 @@ func TestConformance(t *testing.T) {
 		"ConcurrentDocs":   testConcurrentDocuments,
 		"Documents":        testDocuments,
 		"DocumentListing":  testDocumentListing,
+		"DocumentPeriod":   testDocumentPeriod,
 		"Unreadable":       testUnreadableDocuments,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,

@@ -14,20 +14,33 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
+// documentColumns are the columns a document is read from. Writes add
+// issue_date (documentArgs' last), which is never read back: it is computed
+// from the body (Document.IssueDate) and serves the list's from and to.
 const documentColumns = `id, tenant_id, kind, type_code, status, buyer_id, seller_id, serial, serial_lower, body, created_at, updated_at`
 
 func nullID(id string) sql.NullString { return sql.NullString{String: id, Valid: id != ""} }
 
-// docBodyArg is the index of the JSON body in documentArgs.
-const docBodyArg = 9
+// docBodyArg and docIssueDateArg are the indexes of the JSON body and of
+// the issue date in documentArgs.
+const (
+	docBodyArg      = 9
+	docIssueDateArg = 12
+)
 
+// dateText is the stored form of a UTC calendar date (issue_date): its
+// text sorts as the dates do.
+func dateText(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// documentArgs are the values of documentColumns for d, then its issue date.
 func documentArgs(d *einvoice.Document) ([]any, error) {
 	body, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode document: %w", err)
 	}
 	return []any{d.ID, d.TenantID, string(d.Kind), d.TypeCode, string(d.Status), nullID(d.BuyerID), nullID(d.OnBehalfSellerID),
-		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt)}, nil
+		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt),
+		dateText(d.IssueDate())}, nil
 }
 
 // docRow is a documents row as scanned, before its body is decoded.
@@ -145,7 +158,7 @@ func (s *Store) CreateDocument(ctx context.Context, d *einvoice.Document, e einv
 		return err
 	}
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`, issue_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, args...); err != nil {
 			return docWriteError(err)
 		}
 		if err := bumpCount(ctx, tx, d.TenantID, d.Kind, d.Status, 1); err != nil {
@@ -180,8 +193,8 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 			return einvoice.ErrWrongState
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET kind=$3, type_code=$4, status=$5, buyer_id=$6, seller_id=$7,
-			serial=$8, serial_lower=$9, body=$10, updated_at=$11 WHERE id=$1 AND tenant_id=$2`,
-			append(args[:10:10], args[11])...); err != nil {
+			serial=$8, serial_lower=$9, body=$10, updated_at=$11, issue_date=$12 WHERE id=$1 AND tenant_id=$2`,
+			append(args[:10:10], args[11], args[docIssueDateArg])...); err != nil {
 			return docWriteError(err)
 		}
 		if kind != d.Kind {
@@ -232,6 +245,7 @@ func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, fro
 		if err != nil {
 			return err
 		}
+		// The body stays, and with it the issue date.
 		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = $1, updated_at = $2
 			WHERE id = $3 AND tenant_id = $4 AND status = $5 AND updated_at = $6`,
 			string(e.Status), micros(e.At), id, tenantID, string(from), micros(version))
@@ -296,6 +310,14 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 		args = append(args, prefix, prefix+searchUpper)
 		cond += fmt.Sprintf(" AND serial_lower >= $%d AND serial_lower < $%d", len(args)-1, len(args))
 	}
+	if !f.From.IsZero() {
+		args = append(args, dateText(f.From))
+		cond += fmt.Sprintf(" AND issue_date >= $%d", len(args))
+	}
+	if !f.To.IsZero() {
+		args = append(args, dateText(f.To))
+		cond += fmt.Sprintf(" AND issue_date <= $%d", len(args))
+	}
 	if err := s.countDocuments(ctx, tenantID, f, cond, args).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count documents: %w", err)
 	}
@@ -325,10 +347,11 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 }
 
 // countDocuments counts the documents a filter selects: from the kept
-// counts when it has no search (a page 1 of 100,000 documents counts no
-// rows), over the serial-number index range otherwise.
+// counts when it has neither search nor issue-date bounds (a page 1 of
+// 100,000 documents counts no rows), over the rows otherwise (the
+// serial-number or issue-date index range).
 func (s *Store) countDocuments(ctx context.Context, tenantID string, f einvoice.DocumentFilter, cond string, args []any) *sql.Row {
-	if f.Search != "" {
+	if f.Search != "" || !f.From.IsZero() || !f.To.IsZero() {
 		return s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE `+cond, args...)
 	}
 	q := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM document_counts WHERE tenant_id = $1`
