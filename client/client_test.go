@@ -204,6 +204,7 @@ func TestDocumentLifecycle(t *testing.T) {
 // with every filter.
 func TestSubmitBulkAndList(t *testing.T) {
 	ctx := context.Background()
+	start := time.Now().UTC()
 	c := newClient(t)
 	b, err := c.Buyers.Create(ctx, hebat("Bulk Sdn. Bhd."))
 	if err != nil {
@@ -250,6 +251,19 @@ func TestSubmitBulkAndList(t *testing.T) {
 	}
 	if !slices.Equal(seen, []string{"BULK-3", "BULK-2", "BULK-1"}) {
 		t.Errorf("All = %v, want the three newest first", seen)
+	}
+	// The issue-date bounds: the documents issued during the test, and none
+	// from the next day on.
+	today := time.Now().UTC()
+	if p, err := c.Documents.List(ctx, &client.DocumentListOptions{Search: "BULK-", From: start, To: today}); err != nil || p.Meta.Total != 3 {
+		t.Errorf("issued during the test: %+v, %v; want 3", p, err)
+	}
+	if p, err := c.Documents.List(ctx, &client.DocumentListOptions{Search: "BULK-", From: today.AddDate(0, 0, 1)}); err != nil || p.Meta.Total != 0 {
+		t.Errorf("issued from tomorrow: %+v, %v; want none", p, err)
+	}
+	_, err = c.Documents.List(ctx, &client.DocumentListOptions{From: today, To: today.AddDate(0, 0, -1)})
+	if e := asError(t, err); e.StatusCode != 422 || e.Field("to") == nil {
+		t.Errorf("to before from: %v, want 422 naming to", e)
 	}
 	_, err = c.Documents.List(ctx, &client.DocumentListOptions{Status: "lost"})
 	if e := asError(t, err); e.Code != client.CodeValidationFailed || e.Field("status") == nil {
