@@ -10,7 +10,7 @@ test-pg:        ## the test suite with the PostgreSQL tests against the local se
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -race ./...
 bench:          ## Go benchmarks: the calculation, and the whole service over loopback HTTP
 	go test -run '^$$' -bench . ./internal/einvoice/
-	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/cli/
+	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/e2e/
 load:           ## the load harness against a freshly started binary, SQLite and PostgreSQL
 	bench/run.sh
 chaos:          ## the chaos test at the issue's size: 600 documents, 15 kills, SQLite, PostgreSQL, two replicas (bench/README.md)

@@ -1,16 +1,20 @@
-package cli
+package cli_test
 
 import (
+	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/einvoice/einvoice/internal/cli"
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/servetest"
+	"github.com/einvoice/einvoice/internal/testdb"
 )
 
 // TestCommandLines runs every command with its flags before, between and
@@ -20,8 +24,8 @@ import (
 // {SANDBOX} the sandbox's, {TENANT} a tenant's id and {KEY} the id of a key
 // made for the row.
 func TestCommandLines(t *testing.T) {
-	dsn := testdbSQLite(t)
-	sandboxDB := testdbSQLite(t)
+	dsn := testdb.SQLite(t)
+	sandboxDB := testdb.SQLite(t)
 	tenantID := strings.TrimSpace(mustCLI(t, dsn, "tenant", "create", "--name", "Command Lines Sdn. Bhd.", "--tin", "C1234567890"))
 	for _, tc := range []struct {
 		args   string // split on spaces
@@ -105,16 +109,60 @@ func TestCommandLines(t *testing.T) {
 	}
 }
 
+// TestCLI covers the scriptable administration commands.
+func TestCLI(t *testing.T) {
+	dsn := testdb.SQLite(t)
+	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Scripted Sdn. Bhd.", "--tin", "C1234567890", "--msic", "62010")
+	id = strings.TrimSpace(id)
+	if code != 0 || !strings.HasPrefix(id, "0") || len(id) != 36 || strings.Contains(id, "\n") {
+		t.Fatalf("tenant create = %d %q %s; want only the id on stdout", code, id, errOut)
+	}
+	code, key, _ := servetest.Run(t, dsn, "key", "create", "--tenant", id, "--read-only")
+	if code != 0 || !servetest.KeyPattern.MatchString(strings.TrimSpace(key)) || strings.Count(key, "\n") != 1 {
+		t.Errorf("key create = %d %q; want only the key", code, key)
+	}
+	if code, out, _ := servetest.Run(t, dsn, "key", "list", "--tenant", id); code != 0 || !strings.Contains(out, "read") || strings.Contains(out, strings.TrimSpace(key)) {
+		t.Errorf("key list = %d %q; want the key listed without its secret", code, out)
+	}
+	if code, out, _ := servetest.Run(t, dsn, "tenant", "list"); code != 0 || !strings.Contains(out, "Scripted Sdn. Bhd.") {
+		t.Errorf("tenant list = %d %q", code, out)
+	}
+	for _, args := range [][]string{
+		{"tenant", "create", "--name", "No TIN"},
+		{"tenant", "create", "--name", "Bad state", "--tin", "C1", "--state", "99"},
+		{"key", "create"},
+		{"key", "create", "--tenant", "01a20120-6682-7b03-af77-86f05b09f38d"},
+		{"key", "revoke", "01a20120-6682-7b03-af77-86f05b09f38d"},
+	} {
+		if code, out, errOut := servetest.Run(t, dsn, args...); code == 0 || out != "" || errOut == "" {
+			t.Errorf("%v = %d, stdout %q, stderr %q; want a failure explained on stderr", args, code, out, errOut)
+		}
+	}
+	var out bytes.Buffer
+	m := &cli.Main{Stdout: &out, Stderr: &out, Getenv: servetest.Env(nil)}
+	if code := m.Run(t.Context(), []string{"version"}); code != 0 || !strings.HasPrefix(out.String(), "einvoice ") {
+		t.Errorf("version = %d %q", code, out.String())
+	}
+	if code := m.Run(t.Context(), []string{"bogus"}); code != 2 {
+		t.Errorf("unknown command exit = %d, want 2", code)
+	}
+	// PostgreSQL without a secret key is refused with the fix.
+	out.Reset()
+	if code := m.Run(t.Context(), []string{"migrate", "--db", "postgres://postgres@127.0.0.1:1/x"}); code != 1 || !strings.Contains(out.String(), "EINVOICE_SECRET_KEY is required") {
+		t.Errorf("migrate on postgres without a key = %d %q", code, out.String())
+	}
+}
+
 // runCommand runs one command line in-process and returns its exit status
 // and output; with listen, it stops the command (as SIGTERM does) once it
 // listens.
 func runCommand(t *testing.T, args []string, listen bool) (int, string, string) {
 	t.Helper()
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &servetest.Buffer{}, &servetest.Buffer{}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	ready := make(chan string, 1)
-	m := &Main{Stdout: stdout, Stderr: stderr, Ready: ready, Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey})}
+	m := &cli.Main{Stdout: stdout, Stderr: stderr, Ready: ready, Getenv: servetest.Env(map[string]string{"EINVOICE_SECRET_KEY": servetest.SecretKey})}
 	done := make(chan int, 1)
 	go func() { done <- m.Run(ctx, args) }()
 	select {
@@ -135,7 +183,7 @@ func runCommand(t *testing.T, args []string, listen bool) (int, string, string) 
 // mustCLI runs a command line that must succeed and returns its stdout.
 func mustCLI(t *testing.T, dsn string, args ...string) string {
 	t.Helper()
-	code, stdout, stderr := cli(t, dsn, args...)
+	code, stdout, stderr := servetest.Run(t, dsn, args...)
 	if code != 0 {
 		t.Fatalf("%v = %d: %s", args, code, stderr)
 	}
@@ -145,8 +193,9 @@ func mustCLI(t *testing.T, dsn string, args ...string) string {
 // newKeyID creates a key of the tenant and returns its id.
 func newKeyID(t *testing.T, dsn, tenantID string) string {
 	t.Helper()
-	store := testStore(t, dsn)
-	k, _, err := newService(store, time.Now).CreateAPIKey(t.Context(), tenantID, einvoice.PermRead)
+	store := servetest.Store(t, dsn)
+	svc := invoicing.New(invoicing.Options{Store: store, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	k, _, err := svc.CreateAPIKey(t.Context(), tenantID, einvoice.PermRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +205,7 @@ func newKeyID(t *testing.T, dsn, tenantID string) string {
 // keyRevoked tells whether the tenant's key id is revoked.
 func keyRevoked(t *testing.T, dsn, tenantID, id string) bool {
 	t.Helper()
-	keys, err := testStore(t, dsn).ListAPIKeys(t.Context(), tenantID)
+	keys, err := servetest.Store(t, dsn).ListAPIKeys(t.Context(), tenantID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,22 +216,4 @@ func keyRevoked(t *testing.T, dsn, tenantID, id string) bool {
 	}
 	t.Fatalf("no key %s", id)
 	return false
-}
-
-// testStore opens the database as the commands do, beside a running service
-// or after a command, for what the API cannot show or do (the authority's
-// statuses, a planted row); it is closed after the test.
-func testStore(t *testing.T, dsn string) *sqlstore.Store {
-	t.Helper()
-	cfg, err := envDefaults(env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DatabaseURL = dsn
-	store, err := openStore(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store
 }

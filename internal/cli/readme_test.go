@@ -1,9 +1,10 @@
-package cli
+package cli_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -43,10 +45,10 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Fatalf("the README has no shell lines under \"A walkthrough with curl\" (%d) or \"Tenants and keys\" (%d)", len(walk), len(tenants))
 	}
 
-	bin := buildEinvoice(t)
+	bin := servetest.Build(t)
 	dsn := testdb.SQLite(t)
-	rs := startReplicas(t, bin, dsn, 1, "--log-format", "json")
-	key, _ := replicasDemoKey(t, rs)
+	rs := servetest.StartReplicas(t, bin, dsn, 1, "--log-format", "json")
+	key, _ := servetest.ReplicasDemoKey(t, rs)
 	api := rs[0].URL + "/api/v1"
 
 	walk = fillIn(t, walk, "walkthrough", []lineFill{
@@ -114,7 +116,7 @@ func runBash(t *testing.T, dir, script string, env ...string) (stdout, stderr st
 	prologue := "set -euo pipefail\ntrap 'echo \"README line failed (status $?): $BASH_COMMAND\" >&2' ERR\n"
 	cmd := exec.CommandContext(ctx, "bash", "-c", prologue+script)
 	cmd.Dir = dir
-	cmd.Env = append(childEnv(), env...)
+	cmd.Env = append(servetest.ChildEnv(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.WaitDelay = 10 * time.Second
@@ -159,9 +161,9 @@ func checkWalkthroughFiles(t *testing.T, dir string) {
 // accepted by the authority.
 func checkWalkthroughState(t *testing.T, url, key string) {
 	t.Helper()
-	c := (&service{URL: url}).client(t, key)
-	profile := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
-	buyers := c.do("GET", "/api/v1/buyers?search=hebat", nil).want(t, 200, "").Body["data"].([]any)
+	c := newAPIClient(t, url, key)
+	profile := c.get("/api/v1/profile").want(t, 200, "").data()
+	buyers := c.get("/api/v1/buyers?search=hebat").want(t, 200, "").Body["data"].([]any)
 	if len(buyers) != 1 {
 		t.Fatalf("buyers matching hebat: %v, want one", buyers)
 	}
@@ -176,21 +178,21 @@ func checkWalkthroughState(t *testing.T, url, key string) {
 		"INV-2026-0003": {"Submitted", "Valid"},
 	}
 	for serial, statuses := range want {
-		docs := c.do("GET", "/api/v1/invoices?search="+serial, nil).want(t, 200, "").Body["data"].([]any)
+		docs := c.get("/api/v1/invoices?search="+serial).want(t, 200, "").Body["data"].([]any)
 		if len(docs) != 1 {
 			t.Errorf("documents %s: %d, want one", serial, len(docs))
 			continue
 		}
 		d := docs[0].(map[string]any)
-		if !slices.Contains(statuses, str(d["status"])) {
+		if !slices.Contains(statuses, fmt.Sprint(d["status"])) {
 			t.Errorf("%s is %v, want one of %v", serial, d["status"], statuses)
 		}
 		if serial != "INV-2026-0001" {
 			continue
 		}
 		var path []string
-		for _, e := range c.do("GET", "/api/v1/invoices/"+str(d["id"]), nil).want(t, 200, "").data()["history"].([]any) {
-			path = append(path, str(e.(map[string]any)["status"]))
+		for _, e := range c.get("/api/v1/invoices/"+fmt.Sprint(d["id"])).want(t, 200, "").data()["history"].([]any) {
+			path = append(path, fmt.Sprint(e.(map[string]any)["status"]))
 		}
 		if i := slices.Index(path, "Valid"); i < 0 || !slices.Contains(path[i:], "Cancelled") {
 			t.Errorf("INV-2026-0001 went %v, want Valid and then Cancelled", path)

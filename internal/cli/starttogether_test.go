@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/secretbox"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
@@ -25,20 +26,20 @@ import (
 // secrets, and the demo tenant exists once.
 func TestStartTogetherSQLite(t *testing.T) {
 	const rounds, serves, creates, migrates = 10, 2, 4, 2
-	bin := buildEinvoice(t)
+	bin := servetest.Build(t)
 	migrations, err := filepath.Glob(filepath.Join("..", "sqlstore", "migrations", "sqlite", "*.sql"))
 	if err != nil || len(migrations) == 0 {
 		t.Fatalf("migrations of SQLite: %v %v", migrations, err)
 	}
 	for round := range rounds {
 		dsn := filepath.Join(t.TempDir(), "einvoice.db")
-		var rs []*replica
+		var rs []*servetest.Replica
 		var cmds []*exec.Cmd
 		for i := range serves + creates + migrates {
 			switch {
 			case i < serves:
 				name := fmt.Sprintf("round %d, serve %d", round, i+1)
-				rs = append(rs, startReplica(t, bin, name, envWithoutSettings(), dsn, "--workers", "0", "--log-format", "json"))
+				rs = append(rs, servetest.StartReplica(t, bin, name, servetest.EnvWithoutSettings(), dsn, "--workers", "0", "--log-format", "json"))
 			case i < serves+creates:
 				cmds = append(cmds, startCommand(t, bin, "tenant", "create", "--name", fmt.Sprintf("Tenant %d", i), "--tin", "C1234567890", "--db", dsn))
 			default:
@@ -51,9 +52,9 @@ func TestStartTogetherSQLite(t *testing.T) {
 			}
 		}
 		for _, r := range rs {
-			r.waitListening(t)
+			r.WaitListening(t)
 		}
-		stopReplicas(t, rs) // checks that exactly one printed a demo key
+		servetest.StopReplicas(t, rs) // checks that exactly one printed a demo key
 		if t.Failed() {
 			t.FailNow()
 		}
@@ -69,8 +70,8 @@ func startCommand(t *testing.T, bin string, args ...string) *exec.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	c := exec.CommandContext(ctx, bin, args...)
-	c.Env = envWithoutSettings()
-	out := &syncBuffer{}
+	c.Env = servetest.EnvWithoutSettings()
+	out := &servetest.Buffer{}
 	c.Stdout, c.Stderr = out, out
 	if err := c.Start(); err != nil {
 		t.Fatalf("start %v: %v", args, err)

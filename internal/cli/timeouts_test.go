@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -35,4 +36,25 @@ func TestServerTimeouts(t *testing.T) {
 	if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), "write timeout 0s") {
 		t.Errorf("validate with a write timeout of 0: %v, want an error naming it", err)
 	}
+}
+
+// TestServerLimits: by default the HTTP server's timeouts and header limit
+// are those the API's security tests rely on (TestSecuritySlowClient of
+// internal/e2e drives them over the wire).
+func TestServerLimits(t *testing.T) {
+	cfg, err := envDefaults(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newHTTPServer(context.Background(), cfg, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != 30*time.Second || srv.WriteTimeout != 60*time.Second ||
+		srv.IdleTimeout != 120*time.Second || srv.MaxHeaderBytes != 64<<10 {
+		t.Errorf("server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+}
+
+// env returns a Getenv over the given variables only.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
 }

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"context"
@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/cli"
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testcert"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
@@ -477,8 +479,8 @@ func TestSeparateSandbox(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan int, 1)
-	m := &Main{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Ready: ready,
-		Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
+	m := &cli.Main{Stdout: &servetest.Buffer{}, Stderr: &servetest.Buffer{}, Ready: ready,
+		Getenv: servetest.Env(map[string]string{"EINVOICE_SECRET_KEY": servetest.SecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
 	go func() {
 		done <- m.Run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--db", testdb.SQLite(t), "--sandbox-delay", "0", "--sandbox-faults"})
 	}()

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bufio"
@@ -30,6 +30,7 @@ import (
 	"github.com/einvoice/einvoice/internal/apidoc"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testcert"
 )
 
@@ -182,9 +183,9 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 // secKey creates an API key for the tenant with the admin command.
 func secKey(t *testing.T, dsn, tenantID string, args ...string) string {
 	t.Helper()
-	code, out, errOut := cli(t, dsn, append([]string{"key", "create", "--tenant", tenantID}, args...)...)
+	code, out, errOut := servetest.Run(t, dsn, append([]string{"key", "create", "--tenant", tenantID}, args...)...)
 	key := strings.TrimSpace(out)
-	if code != 0 || !demoKey.MatchString(key) {
+	if code != 0 || !servetest.KeyPattern.MatchString(key) {
 		t.Fatalf("key create: %d %q %s", code, out, errOut)
 	}
 	return key
@@ -193,7 +194,7 @@ func secKey(t *testing.T, dsn, tenantID string, args ...string) string {
 // secTenant creates a tenant and a read-write key for it.
 func secTenant(t *testing.T, dsn, name, tin string) (tenantID, key string) {
 	t.Helper()
-	code, out, errOut := cli(t, dsn, "tenant", "create", "--name", name, "--tin", tin)
+	code, out, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", name, "--tin", tin)
 	if code != 0 {
 		t.Fatalf("tenant create: %d %s", code, errOut)
 	}
@@ -204,11 +205,11 @@ func secTenant(t *testing.T, dsn, name, tin string) (tenantID, key string) {
 // secRevokeKey revokes a key, found in `key list` by its prefix.
 func secRevokeKey(t *testing.T, dsn, tenantID, key string) {
 	t.Helper()
-	_, out, _ := cli(t, dsn, "key", "list", "--tenant", tenantID)
+	_, out, _ := servetest.Run(t, dsn, "key", "list", "--tenant", tenantID)
 	prefix := key[:len(einvoice.APIKeyPrefix)+8] + "..."
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) > 1 && f[1] == prefix {
-			if code, _, errOut := cli(t, dsn, "key", "revoke", f[0]); code != 0 {
+			if code, _, errOut := servetest.Run(t, dsn, "key", "revoke", f[0]); code != 0 {
 				t.Fatalf("key revoke: %s", errOut)
 			}
 			return
@@ -544,7 +545,7 @@ func secPKCS12(t *testing.T, certPEM, keyPEM, password string) string {
 // secTenantRows is every tenants row of the database as text.
 func secTenantRows(t *testing.T, dsn string) string {
 	t.Helper()
-	s := testStore(t, dsn)
+	s := servetest.Store(t, dsn)
 	rows, err := s.DB().QueryContext(context.Background(), "SELECT * FROM tenants")
 	if err != nil {
 		t.Fatal(err)
@@ -890,20 +891,10 @@ func TestSecurityRateLimit(t *testing.T) {
 }
 
 // TestSecuritySlowClient (API4): the server's timeouts and header limit are
-// set; a client that sends its headers too slowly is cut off; oversized
+// set (their defaults: TestServerLimits of internal/cli); a client that sends its headers too slowly is cut off; oversized
 // headers (a big header, a 100 kB key, a 100,000-character query, just
 // over 64 KiB or far over it) are refused with our JSON 431.
 func TestSecuritySlowClient(t *testing.T) {
-	cfg, err := envDefaults(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := newHTTPServer(context.Background(), cfg, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
-	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != 30*time.Second || srv.WriteTimeout != 60*time.Second ||
-		srv.IdleTimeout != 120*time.Second || srv.MaxHeaderBytes != 64<<10 {
-		t.Errorf("server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",
-			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
-	}
 	svc := startService(t, testdbSQLite(t))
 	addr := strings.TrimPrefix(svc.URL, "http://")
 	dial := func() net.Conn {

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // Benchmarks of the whole service over loopback HTTP (rate limit raised):
 //
-//	go test -run '^$' -bench . -benchtime 3s ./internal/cli/
+//	go test -run '^$' -bench . -benchtime 3s ./internal/e2e/
 //
 // They measure a request's full path: HTTP, auth, rate limit, decode, rules
 // and the database write or read.

@@ -1,25 +1,23 @@
-package cli
+package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/einvoice/einvoice/internal/apidoc/apidoctest"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
-
-// testSecretKey is the EINVOICE_SECRET_KEY of the tests (PostgreSQL needs one).
-const testSecretKey = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="
 
 // engines are the databases every end-to-end test runs on.
 var engines = []struct {
@@ -49,104 +47,27 @@ func contract(t testing.TB) *apidoctest.Validator {
 	return validator
 }
 
-// service is one running `einvoice serve`.
-type service struct {
-	URL     string
-	DemoKey string
-	DSN     string
-	Stderr  *syncBuffer
-	cancel  context.CancelFunc
-	done    chan int
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var demoKey = regexp.MustCompile(`eik_[A-Za-z0-9_-]{43}`)
-
-// env returns a Getenv over the given variables only.
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
+// service is one running `einvoice serve` (servetest.Start), with the
+// tests' ways to reach it.
+type service struct{ *servetest.Service }
 
 // startService runs serve on a loopback port until the test ends.
 func startService(t testing.TB, dsn string, args ...string) *service {
 	t.Helper()
-	return startServiceAt(t, dsn, nil, args...)
+	return &service{servetest.Start(t, dsn, args...)}
 }
 
 // startServiceAt runs serve with the clock now (time.Now when nil).
 func startServiceAt(t testing.TB, dsn string, now func() time.Time, args ...string) *service {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	m := &Main{Stdout: stdout, Stderr: stderr, Ready: ready, Now: now,
-		Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
-	s := &service{DSN: dsn, Stderr: stderr, cancel: cancel, done: make(chan int, 1)}
-	go func() {
-		s.done <- m.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...))
-	}()
-	select {
-	case addr := <-ready:
-		s.URL = "http://" + addr
-	case code := <-s.done:
-		cancel()
-		t.Fatalf("serve exited with %d before listening:\n%s", code, stderr.String())
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatalf("serve did not listen within 30s:\n%s", stderr.String())
-	}
-	s.DemoKey = demoKey.FindString(stdout.String())
-	t.Cleanup(func() { s.stop(t) })
-	return s
+	return &service{servetest.StartAt(t, dsn, now, args...)}
 }
 
-// stop cancels serve (as SIGTERM does) and checks it exits cleanly.
-func (s *service) stop(t testing.TB) {
-	t.Helper()
-	if s.cancel == nil {
-		return
-	}
-	s.cancel()
-	s.cancel = nil
-	select {
-	case code := <-s.done:
-		if code != 0 {
-			t.Errorf("serve exited with %d:\n%s", code, s.Stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Errorf("serve did not stop within 30s")
-	}
-	if strings.Contains(s.Stderr.String(), "panic") {
-		t.Errorf("serve logged a panic:\n%s", s.Stderr.String())
-	}
-}
+// newID returns a new id as the service makes them (a UUID v7).
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// cli runs one command line against dsn and returns its exit code, stdout
-// and stderr.
-func cli(t *testing.T, dsn string, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey})}
-	code := m.Run(context.Background(), append(args, "--db", dsn))
-	return code, stdout.String(), stderr.String()
-}
+// testdbSQLite is a fresh SQLite database.
+func testdbSQLite(t testing.TB) string { return engines[0].dsn(t) }
 
 // client talks to the service with one key; every response is checked
 // against the OpenAPI document.

@@ -1,9 +1,8 @@
-package cli
+package e2e
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os/exec"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testclock"
 )
 
@@ -68,11 +68,7 @@ func TestSubmitThroughFaults(t *testing.T) {
 func recordOnly(t *testing.T, dsn, tenantID, id string) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := envDefaults(env(map[string]string{"EINVOICE_SECRET_KEY": testSecretKey, "EINVOICE_DATABASE_URL": dsn}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := openStore(ctx, cfg, slog.New(slog.DiscardHandler))
+	store, err := servetest.OpenStore(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +103,7 @@ func TestSubmitAfterCrash(t *testing.T) {
 			t.Errorf("unanswered submit: %v", r.data())
 		}
 		c.do("POST", "/api/v1/documents/"+sent+"/submit", nil).want(t, 202, "") // a repeat answers the same
-		svc.stop(t)
+		svc.Stop(t)
 
 		recordOnly(t, dsn, tenantID, recorded)
 

@@ -1,7 +1,6 @@
-package cli
+package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"database/sql"
 	"encoding/json"
@@ -11,8 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +19,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to look into the shared database
 
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -35,21 +33,21 @@ func TestReplicas(t *testing.T) {
 	if os.Getenv(testdb.EnvPostgres) == "" {
 		t.Skipf("PostgreSQL only: set %s to run it", testdb.EnvPostgres)
 	}
-	bin := buildEinvoice(t)
+	bin := servetest.Build(t)
 
 	t.Run("rate limit", func(t *testing.T) {
 		dsn := testdb.Postgres(t, os.Getenv)
-		rs := startReplicas(t, bin, dsn, 3, replicaFlags("30")...)
+		rs := servetest.StartReplicas(t, bin, dsn, 3, replicaFlags("30")...)
 		checkStartedOnce(t, rs, dsn)
-		key, _ := replicasDemoKey(t, rs)
+		key, _ := servetest.ReplicasDemoKey(t, rs)
 		testRateLimitAcrossThree(t, rs, key, dsn, bin)
 	})
 
 	t.Run("submit and kill", func(t *testing.T) {
 		dsn := testdb.Postgres(t, os.Getenv)
-		rs := startReplicas(t, bin, dsn, 3, replicaFlags("100000")...)
+		rs := servetest.StartReplicas(t, bin, dsn, 3, replicaFlags("100000")...)
 		checkStartedOnce(t, rs, dsn)
-		key, _ := replicasDemoKey(t, rs)
+		key, _ := servetest.ReplicasDemoKey(t, rs)
 		testSubmitAndKill(t, rs, key, dsn)
 	})
 }
@@ -63,238 +61,10 @@ func replicaFlags(rateLimit string) []string {
 // replicaLease is the lease of a job with --submit-wait 2s (six times the wait).
 const replicaLease = 12 * time.Second
 
-// buildEinvoice builds cmd/einvoice once into a temporary folder (with the
-// race detector when the tests run with it).
-func buildEinvoice(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		t.Fatalf("go env GOMOD = %q, %v: cannot find the module root", gomod, err)
-	}
-	bin := filepath.Join(t.TempDir(), "einvoice")
-	args := []string{"build", "-o", bin}
-	if raceEnabled() {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, "./cmd/einvoice")...)
-	cmd.Dir = filepath.Dir(gomod)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
-}
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range info.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
-
-// childEnv is the environment of the processes: this one's, without any
-// EINVOICE_* setting, plus the secret key.
-func childEnv() []string {
-	return append(envWithoutSettings(), "EINVOICE_SECRET_KEY="+testSecretKey)
-}
-
-// envWithoutSettings is this process's environment without any EINVOICE_*
-// setting.
-func envWithoutSettings() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "EINVOICE_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// replica is one `einvoice serve` process.
-type replica struct {
-	name      string
-	URL       string
-	cmd       *exec.Cmd
-	stdout    *syncBuffer
-	stderr    *syncBuffer
-	listening chan string
-	done      chan struct{} // closed once the process has exited and its output is read
-	killed    atomic.Bool   // set just before it is killed: transport errors are expected from then on
-}
-
-// startReplicas starts n serve processes at once on dsn and waits until each
-// listens. They are killed when the test ends.
-func startReplicas(t *testing.T, bin, dsn string, n int, args ...string) []*replica {
-	t.Helper()
-	rs := make([]*replica, 0, n)
-	t.Cleanup(func() { stopReplicas(t, rs) })
-	for i := range n {
-		rs = append(rs, startReplica(t, bin, fmt.Sprintf("replica %d", i+1), childEnv(), dsn, args...))
-	}
-	for _, r := range rs {
-		r.waitListening(t)
-	}
-	return rs
-}
-
-// startReplica starts `einvoice serve` on dsn, on a loopback port, with the
-// environment env and the flags args (among them --log-format json, for
-// waitListening). The caller stops it with stopReplicas; it is killed when
-// the test ends in any case.
-func startReplica(t *testing.T, bin, name string, env []string, dsn string, args ...string) *replica {
-	t.Helper()
-	r := &replica{name: name, stdout: &syncBuffer{}, stderr: &syncBuffer{},
-		listening: make(chan string, 1), done: make(chan struct{})}
-	r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
-	r.cmd.Env = env
-	r.cmd.Stdout = r.stdout
-	pipe, err := r.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", r.name, err)
-	}
-	go r.readStderr(pipe)
-	t.Cleanup(func() { r.kill(t) })
-	return r
-}
-
-// waitListening waits until the process listens and sets its URL.
-func (r *replica) waitListening(t *testing.T) {
-	t.Helper()
-	select {
-	case addr := <-r.listening:
-		r.URL = "http://" + addr
-	case <-r.done:
-		t.Fatalf("%s exited before listening (%v):\n%s", r.name, r.cmd.ProcessState, r.tail())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not listen within 60s:\n%s", r.name, r.tail())
-	}
-}
-
-// readStderr keeps the process's log, finds its "listening" line, and
-// reaps the process once its stderr closes.
-func (r *replica) readStderr(pipe io.Reader) {
-	br := bufio.NewReader(pipe)
-	found := false
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			_, _ = r.stderr.Write(line)
-			var rec struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
-			}
-			if !found && json.Unmarshal(line, &rec) == nil && rec.Msg == "listening" && rec.Addr != "" {
-				found = true
-				r.listening <- rec.Addr
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	_ = r.cmd.Wait()
-	close(r.done)
-}
-
-// kill ends the process with SIGKILL (no graceful shutdown) and waits for it.
-func (r *replica) kill(t *testing.T) {
-	t.Helper()
-	r.killed.Store(true)
-	select {
-	case <-r.done:
-		return
-	default:
-	}
-	if err := r.cmd.Process.Kill(); err != nil {
-		t.Errorf("kill %s: %v", r.name, err)
-	}
-	select {
-	case <-r.done:
-	case <-time.After(30 * time.Second):
-		t.Errorf("%s did not exit within 30s of SIGKILL", r.name)
-	}
-}
-
-// tail is the end of the process's log.
-func (r *replica) tail() string {
-	s := r.stderr.String()
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// stopReplicas kills every process, checks their logs and that exactly one
-// printed a demo key, and shows the end of each log when the test failed.
-func stopReplicas(t *testing.T, rs []*replica) {
-	for _, r := range rs {
-		r.kill(t)
-	}
-	if len(rs) == 0 {
-		return
-	}
-	var printed []string // "replica N: key"
-	for _, r := range rs {
-		seen := map[string]bool{}
-		for _, k := range demoKey.FindAllString(r.stdout.String(), -1) {
-			if !seen[k] { // the key is shown, then used in a curl line
-				seen[k] = true
-				printed = append(printed, r.name+": "+k[:8]+"...")
-			}
-		}
-		if log := r.stderr.String(); strings.Contains(log, "panic") || strings.Contains(log, "DATA RACE") {
-			i := max(strings.Index(log, "panic"), strings.Index(log, "DATA RACE"))
-			t.Errorf("%s logged a panic or a data race:\n%.4000s", r.name, log[max(0, i-200):])
-		}
-	}
-	if len(printed) != 1 {
-		t.Errorf("demo keys printed: %v, want exactly one key printed by exactly one process", printed)
-	}
-	if t.Failed() {
-		for _, r := range rs {
-			t.Logf("--- end of the log of %s (%s, %v):\n%s", r.name, r.URL, r.cmd.ProcessState, r.tail())
-		}
-	}
-}
-
-var demoTenantID = regexp.MustCompile(`\(id ([0-9a-f-]{36})\)`)
-
-// replicasDemoKey waits for the demo key that one of the processes printed
-// and returns it with the demo tenant's id.
-func replicasDemoKey(t *testing.T, rs []*replica) (key, tenantID string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, r := range rs {
-			out := r.stdout.String()
-			if k := demoKey.FindString(out); k != "" {
-				if m := demoTenantID.FindStringSubmatch(out); m != nil {
-					return k, m[1]
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no process printed a demo key and tenant id within 10s of listening")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // checkStartedOnce checks that the migrations ran once (each version was
 // applied by exactly one process and is recorded once) and that the demo
 // tenant and its key were created once.
-func checkStartedOnce(t *testing.T, rs []*replica, dsn string) {
+func checkStartedOnce(t *testing.T, rs []*servetest.Replica, dsn string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "sqlstore", "migrations", "postgres", "*.sql"))
 	if err != nil || len(files) == 0 {
@@ -302,13 +72,13 @@ func checkStartedOnce(t *testing.T, rs []*replica, dsn string) {
 	}
 	applied := map[int64][]string{} // version -> processes that applied it
 	for _, r := range rs {
-		for line := range strings.SplitSeq(r.stderr.String(), "\n") {
+		for line := range strings.SplitSeq(r.Stderr(), "\n") {
 			var rec struct {
 				Msg     string `json:"msg"`
 				Version int64  `json:"version"`
 			}
 			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "migration applied" {
-				applied[rec.Version] = append(applied[rec.Version], r.name)
+				applied[rec.Version] = append(applied[rec.Version], r.Name)
 			}
 		}
 	}
@@ -371,12 +141,12 @@ func openDB(t *testing.T, dsn string) *sql.DB {
 // can be told apart; every answer is checked against the OpenAPI document.
 type rclient struct {
 	t    *testing.T
-	r    *replica
+	r    *servetest.Replica
 	key  string
 	http *http.Client
 }
 
-func newRClients(t *testing.T, rs []*replica, key string) []*rclient {
+func newRClients(t *testing.T, rs []*servetest.Replica, key string) []*rclient {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 16
 	t.Cleanup(base.CloseIdleConnections)
@@ -419,11 +189,11 @@ func (c *rclient) try(method, path string, body any) (*response, error) {
 	r := &response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			c.t.Errorf("%s %s on %s: response is not a JSON object: %v\n%s", method, path, c.r.name, err, raw)
+			c.t.Errorf("%s %s on %s: response is not a JSON object: %v\n%s", method, path, c.r.Name, err, raw)
 		}
 	}
 	if resp.Header.Get("X-Request-Id") == "" {
-		c.t.Errorf("%s %s on %s: no X-Request-Id", method, path, c.r.name)
+		c.t.Errorf("%s %s on %s: no X-Request-Id", method, path, c.r.Name)
 	}
 	return r, nil
 }
@@ -452,16 +222,16 @@ func (tl *tally) record(c *rclient, method, path string, r *response, err error)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	switch {
-	case err != nil && c.r.killed.Load():
+	case err != nil && c.r.Killed():
 		tl.expected++
 		return false
 	case err != nil:
-		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: transport error: %v", method, path, c.r.name, err))
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: transport error: %v", method, path, c.r.Name, err))
 		return false
 	}
-	tl.statuses[fmt.Sprintf("%s: %d", c.r.name, r.Status)]++
+	tl.statuses[fmt.Sprintf("%s: %d", c.r.Name, r.Status)]++
 	if r.Status >= 500 {
-		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: %d %s", method, path, c.r.name, r.Status, r.Raw))
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: %d %s", method, path, c.r.Name, r.Status, r.Raw))
 	}
 	return true
 }
@@ -487,10 +257,10 @@ func (c *rclient) must(tl *tally, method, path string, body any, status int) *re
 	c.t.Helper()
 	r, err := c.try(method, path, body)
 	if !tl.record(c, method, path, r, err) {
-		c.t.Fatalf("%s %s on %s: %v", method, path, c.r.name, err)
+		c.t.Fatalf("%s %s on %s: %v", method, path, c.r.Name, err)
 	}
 	if r.Status != status {
-		c.t.Fatalf("%s %s on %s: %d, want %d: %s", method, path, c.r.name, r.Status, status, r.Raw)
+		c.t.Fatalf("%s %s on %s: %d, want %d: %s", method, path, c.r.Name, r.Status, status, r.Raw)
 	}
 	return r
 }
@@ -498,7 +268,7 @@ func (c *rclient) must(tl *tally, method, path string, body any, status int) *re
 // testRateLimitAcrossThree: a key gets its limit across the three replicas,
 // even when its requests arrive at all three at once; another key, created
 // with the admin command, has its own window.
-func testRateLimitAcrossThree(t *testing.T, rs []*replica, key, dsn, bin string) {
+func testRateLimitAcrossThree(t *testing.T, rs []*servetest.Replica, key, dsn, bin string) {
 	cs := newRClients(t, rs, key)
 	tl := newTally()
 	var ok, limited atomic.Int32
@@ -520,15 +290,15 @@ func testRateLimitAcrossThree(t *testing.T, rs []*replica, key, dsn, bin string)
 				ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
 				if err != nil || ra < 1 || r.errorCode() != "RATE_LIMIT_EXCEEDED" || r.Header.Get("X-RateLimit-Remaining") != "0" {
 					t.Errorf("429 on %s: Retry-After %q, X-RateLimit-Remaining %q, %s; want at least 1 second, 0, RATE_LIMIT_EXCEEDED",
-						c.r.name, r.Header.Get("Retry-After"), r.Header.Get("X-RateLimit-Remaining"), r.Raw)
+						c.r.Name, r.Header.Get("Retry-After"), r.Header.Get("X-RateLimit-Remaining"), r.Raw)
 				}
 				if ra > 60 {
 					mu.Lock()
-					beyondWindow = append(beyondWindow, fmt.Sprintf("Retry-After %d on %s", ra, c.r.name))
+					beyondWindow = append(beyondWindow, fmt.Sprintf("Retry-After %d on %s", ra, c.r.Name))
 					mu.Unlock()
 				}
 			default:
-				t.Errorf("GET /api/v1/states on %s: %d %s", c.r.name, r.Status, r.Raw)
+				t.Errorf("GET /api/v1/states on %s: %d %s", c.r.Name, r.Status, r.Raw)
 			}
 		})
 	}
@@ -541,14 +311,14 @@ func testRateLimitAcrossThree(t *testing.T, rs []*replica, key, dsn, bin string)
 
 	// A second key of the tenant, made by the admin command of the binary,
 	// counts in its own window.
-	_, tenantID := replicasDemoKey(t, rs)
+	_, tenantID := servetest.ReplicasDemoKey(t, rs)
 	cmd := exec.Command(bin, "key", "create", "--tenant", tenantID, "--db", dsn)
-	cmd.Env = childEnv()
+	cmd.Env = servetest.ChildEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	second := strings.TrimSpace(string(out))
-	if err != nil || !demoKey.MatchString(second) {
+	if err != nil || !servetest.KeyPattern.MatchString(second) {
 		t.Fatalf("einvoice key create: %v %q %s", err, out, stderr.String())
 	}
 	for _, c := range newRClients(t, rs, second) {
@@ -575,7 +345,7 @@ type replicaDoc struct {
 // testSubmitAndKill: documents created, validated and submitted through the
 // three replicas, with the authority slow on one of them, which is killed
 // while it works; all end Valid, each sent exactly once.
-func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
+func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 	cs := newRClients(t, rs, key)
 	tl := newTally()
 	defer tl.check(t)
@@ -604,14 +374,14 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 				c := cs[i%3]
 				r, err := c.try("POST", "/api/v1/invoices", body)
 				if !tl.record(c, "POST", "/api/v1/invoices", r, err) || r.Status != 201 {
-					t.Errorf("create %s on %s: %s", serial, c.r.name, answer(r, err))
+					t.Errorf("create %s on %s: %s", serial, c.r.Name, answer(r, err))
 					return
 				}
 				id := str(r.data()["id"])
 				v := cs[(i+1)%3]
 				r, err = v.try("POST", "/api/v1/documents/"+id+"/validate", nil)
 				if !tl.record(v, "POST", "validate", r, err) || r.Status != 200 || r.data()["status"] != "ready" {
-					t.Errorf("validate %s on %s: %s", serial, v.r.name, answer(r, err))
+					t.Errorf("validate %s on %s: %s", serial, v.r.Name, answer(r, err))
 					return
 				}
 				docs[i] = &replicaDoc{id: id, serial: serial}
@@ -659,7 +429,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 							victim202.Add(1)
 						}
 					default:
-						t.Errorf("submit %s on %s: %d %s", d.serial, c.r.name, r.Status, r.Raw)
+						t.Errorf("submit %s on %s: %d %s", d.serial, c.r.Name, r.Status, r.Raw)
 					}
 				}
 			})
@@ -667,7 +437,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		subs.Go(func() {
 			defer close(queue)
 			for i := p; i < 36; i += 3 {
-				if c.r.killed.Load() {
+				if c.r.Killed() {
 					return // lost with the replica: sent again below
 				}
 				queue <- docs[i]
@@ -700,7 +470,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	inFlightAtKill := victimInFlight.Load()
-	victim.kill(t)
+	victim.Kill(t)
 	killedAt := time.Now()
 	var leased int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM submission_jobs WHERE state = 'pending' AND lease_until > $1`,
@@ -708,7 +478,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		t.Fatalf("submission_jobs: %v", err)
 	}
 	t.Logf("killed %s %s after the first submit, with %d of its documents left to the workers and %d of its requests under way; %d jobs leased (by any replica) at the kill",
-		victim.name, killedAt.Sub(start).Round(time.Millisecond), victim202.Load(), inFlightAtKill, leased)
+		victim.Name, killedAt.Sub(start).Round(time.Millisecond), victim202.Load(), inFlightAtKill, leased)
 	subs.Wait()
 
 	// What the killed replica did not answer, a client sends again through
@@ -734,14 +504,14 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		case r.Status == 200 || r.Status == 202:
 		case r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED":
 		default:
-			t.Errorf("submit %s again on %s: %d %s", d.serial, c.r.name, r.Status, r.Raw)
+			t.Errorf("submit %s again on %s: %d %s", d.serial, c.r.Name, r.Status, r.Raw)
 		}
 	}
 	if len(lostBulk) > 0 {
 		submitBulk(t, tl, survivors[1], lostBulk)
 	}
 	t.Logf("single submits answered 202: %d, documents pending in bulk answers: %d; %d documents submitted again after the kill; %d transport errors from %s after it was killed",
-		answered202.Load(), pendingBulk.Load(), lost, tl.expectedErrors(), victim.name)
+		answered202.Load(), pendingBulk.Load(), lost, tl.expectedErrors(), victim.Name)
 
 	// Every document ends Valid: wait (bounded) through the survivors. The
 	// list (which asks the authority nothing) tells how many are Valid; a
@@ -794,7 +564,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		c := survivors[i%2]
 		r, err := c.try("GET", "/api/v1/documents/"+d.id+"/status", nil)
 		if !tl.record(c, "GET", "status", r, err) || r.Status != 200 {
-			t.Errorf("status of %s on %s: %s", d.serial, c.r.name, answer(r, err))
+			t.Errorf("status of %s on %s: %s", d.serial, c.r.Name, answer(r, err))
 			continue
 		}
 		st := r.data()
@@ -804,7 +574,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		}
 		wantValid(t, d.serial, st)
 		if link := str(st["validation_url"]); !strings.HasPrefix(link, c.r.URL+"/sandbox/portal/") {
-			t.Errorf("%s: validation_url %q, want the portal of the built-in sandbox of %s", d.serial, link, c.r.name)
+			t.Errorf("%s: validation_url %q, want the portal of the built-in sandbox of %s", d.serial, link, c.r.Name)
 		} else if resp, err := linkClient.Get(link); err != nil || resp.StatusCode != 200 {
 			t.Errorf("%s: GET %s: %v %v", d.serial, link, resp, err)
 		} else {
@@ -816,7 +586,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		c = survivors[(i+1)%2]
 		r, err = c.try("GET", "/api/v1/invoices/"+d.id, nil)
 		if !tl.record(c, "GET", "invoice", r, err) || r.Status != 200 {
-			t.Errorf("GET %s on %s: %s", d.serial, c.r.name, answer(r, err))
+			t.Errorf("GET %s on %s: %s", d.serial, c.r.Name, answer(r, err))
 			continue
 		}
 		var steps []string
@@ -842,7 +612,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 		st := replicaStats(t, c.r)
 		st.sentOnce(t, serials...)
 		if st.Documents != n {
-			t.Errorf("the sandbox (through %s) holds %d documents, want %d", c.r.name, st.Documents, n)
+			t.Errorf("the sandbox (through %s) holds %d documents, want %d", c.r.Name, st.Documents, n)
 		}
 	}
 
@@ -851,7 +621,7 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 	// have sent more than its limits allow.
 	for _, c := range survivors {
 		if lines := authority429s(t, c.r); len(lines) > 0 {
-			t.Errorf("%s met 429s from the authority: %s", c.r.name, strings.Join(lines, "; "))
+			t.Errorf("%s met 429s from the authority: %s", c.r.Name, strings.Join(lines, "; "))
 		}
 	}
 
@@ -861,8 +631,8 @@ func testSubmitAndKill(t *testing.T, rs []*replica, key, dsn string) {
 
 	found, resent := 0, 0
 	for _, r := range rs[:2] {
-		found += strings.Count(r.stderr.String(), "unknown outcome settled: the authority has the document")
-		resent += strings.Count(r.stderr.String(), "unknown outcome settled: the authority does not have the document")
+		found += strings.Count(r.Stderr(), "unknown outcome settled: the authority has the document")
+		resent += strings.Count(r.Stderr(), "unknown outcome settled: the authority does not have the document")
 	}
 	t.Logf("answers: %v; unknown outcomes settled by the survivors: %d found at the authority, %d sent again", tl.statuses, found, resent)
 }
@@ -957,18 +727,18 @@ func submitBulk(t *testing.T, tl *tally, c *rclient, docs []*replicaDoc) *bulkAn
 	if r.Status != 200 || json.Unmarshal(r.Raw, &struct {
 		Data *bulkAnswer `json:"data"`
 	}{&res}) != nil {
-		t.Errorf("bulk submit on %s: %d %s", c.r.name, r.Status, r.Raw)
+		t.Errorf("bulk submit on %s: %d %s", c.r.Name, r.Status, r.Raw)
 		return nil
 	}
 	for _, d := range docs {
 		d.answered.Store(true)
 	}
 	if len(res.Accepted)+len(res.Pending)+len(res.Rejected) != len(docs) {
-		t.Errorf("bulk submit of %d on %s: %s", len(docs), c.r.name, r.Raw)
+		t.Errorf("bulk submit of %d on %s: %s", len(docs), c.r.Name, r.Raw)
 	}
 	for _, rej := range res.Rejected {
 		if rej.ErrorCode != "DOCUMENT_ALREADY_SUBMITTED" {
-			t.Errorf("bulk submit on %s rejected %s: %s %s", c.r.name, rej.ID, rej.ErrorCode, rej.Message)
+			t.Errorf("bulk submit on %s rejected %s: %s %s", c.r.Name, rej.ID, rej.ErrorCode, rej.Message)
 		}
 	}
 	return &res
@@ -992,26 +762,26 @@ type bulkAnswer struct {
 }
 
 // postFault switches a fault of one replica's sandbox on.
-func postFault(t *testing.T, r *replica, f map[string]any) {
+func postFault(t *testing.T, r *servetest.Replica, f map[string]any) {
 	t.Helper()
 	body, _ := json.Marshal(f)
 	resp, err := http.Post(r.URL+"/sandbox/sandbox/faults", "application/json", bytes.NewReader(body))
 	if err != nil {
-		t.Fatalf("sandbox fault on %s: %v", r.name, err)
+		t.Fatalf("sandbox fault on %s: %v", r.Name, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		t.Fatalf("sandbox fault %v on %s: HTTP %d", f, r.name, resp.StatusCode)
+		t.Fatalf("sandbox fault %v on %s: HTTP %d", f, r.Name, resp.StatusCode)
 	}
 }
 
 // authority429s returns the lines of a replica's metrics that count 429
 // answers from the authority.
-func authority429s(t *testing.T, r *replica) []string {
+func authority429s(t *testing.T, r *servetest.Replica) []string {
 	t.Helper()
 	body := replicaGet(t, r, "/metrics")
 	if !bytes.Contains(body, []byte("einvoice_authority_calls_total{")) {
-		t.Fatalf("metrics of %s without einvoice_authority_calls_total:\n%s", r.name, body)
+		t.Fatalf("metrics of %s without einvoice_authority_calls_total:\n%s", r.Name, body)
 	}
 	var lines []string
 	for _, l := range strings.Split(string(body), "\n") {
@@ -1024,27 +794,27 @@ func authority429s(t *testing.T, r *replica) []string {
 
 // replicaStats reads the sandbox's counts (from the shared database) through
 // one replica.
-func replicaStats(t *testing.T, r *replica) sandboxStats {
+func replicaStats(t *testing.T, r *servetest.Replica) sandboxStats {
 	t.Helper()
 	var st sandboxStats
 	if body := replicaGet(t, r, "/sandbox/sandbox/stats"); json.Unmarshal(body, &st) != nil {
-		t.Fatalf("sandbox stats on %s: %s", r.name, body)
+		t.Fatalf("sandbox stats on %s: %s", r.Name, body)
 	}
 	return st
 }
 
 // replicaGet reads a 200 answer of a replica, without authentication.
-func replicaGet(t *testing.T, r *replica, path string) []byte {
+func replicaGet(t *testing.T, r *servetest.Replica, path string) []byte {
 	t.Helper()
 	hc := &http.Client{Timeout: 30 * time.Second}
 	resp, err := hc.Get(r.URL + path)
 	if err != nil {
-		t.Fatalf("GET %s on %s: %v", path, r.name, err)
+		t.Fatalf("GET %s on %s: %v", path, r.Name, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET %s on %s: %d %v", path, r.name, resp.StatusCode, err)
+		t.Fatalf("GET %s on %s: %d %v", path, r.Name, resp.StatusCode, err)
 	}
 	return body
 }

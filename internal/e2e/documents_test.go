@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/servetest"
 )
 
 // docFixture is a running service with a buyer and an on-behalf seller.
@@ -150,8 +151,8 @@ func TestDocumentLifecycle(t *testing.T) {
 func setStatus(t *testing.T, dsn, id string, status einvoice.Status) {
 	t.Helper()
 	ctx := context.Background()
-	s := testStore(t, dsn)
-	_, tenants, _ := cli(t, dsn, "tenant", "list")
+	s := servetest.Store(t, dsn)
+	_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")
 	tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
 	d, err := s.GetDocument(ctx, tenantID, id)
 	if err != nil {
@@ -170,8 +171,8 @@ func TestDocumentBadInput(t *testing.T) {
 		f := newDocFixture(t, dsn)
 		c := f.c
 		c.do("POST", "/api/v1/invoices", f.invoice("DUP-1", line("1", "01", 6))).want(t, 201, "")
-		_, tenantB, _ := cli(t, dsn, "tenant", "create", "--name", "Other", "--tin", "C1234567890")
-		_, keyB, _ := cli(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
+		_, tenantB, _ := servetest.Run(t, dsn, "tenant", "create", "--name", "Other", "--tin", "C1234567890")
+		_, keyB, _ := servetest.Run(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
 		foreignBuyer := str(f.svc.client(t, strings.TrimSpace(keyB)).do("POST", "/api/v1/buyers", validBuyer("Theirs")).want(t, 201, "").data()["id"])
 
 		mod := func(change func(d map[string]any)) map[string]any {

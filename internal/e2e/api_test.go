@@ -1,12 +1,13 @@
-package cli
+package e2e
 
 import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/einvoice/einvoice/internal/servetest"
 )
 
 // TestWalkthrough follows the README: the printed demo key, the profile, and
@@ -124,16 +125,16 @@ func TestBadInput(t *testing.T) {
 		svc := startService(t, dsn)
 		c := svc.client(t, svc.DemoKey)
 		id := str(c.do("POST", "/api/v1/buyers", validBuyer("Existing")).want(t, 201, "").data()["id"])
-		_, tenantB, _ := cli(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
-		_, keyB, _ := cli(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
+		_, tenantB, _ := servetest.Run(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
+		_, keyB, _ := servetest.Run(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
 		otherID := str(svc.client(t, strings.TrimSpace(keyB)).do("POST", "/api/v1/buyers", validBuyer("Theirs")).want(t, 201, "").data()["id"])
-		_, tenantA, _ := cli(t, dsn, "tenant", "list")
+		_, tenantA, _ := servetest.Run(t, dsn, "tenant", "list")
 		demoID := strings.Fields(strings.Split(tenantA, "\n")[1])[0]
-		_, roKey, _ := cli(t, dsn, "key", "create", "--tenant", demoID, "--read-only")
-		_, revoked, _ := cli(t, dsn, "key", "create", "--tenant", demoID)
-		_, keys, _ := cli(t, dsn, "key", "list", "--tenant", demoID)
+		_, roKey, _ := servetest.Run(t, dsn, "key", "create", "--tenant", demoID, "--read-only")
+		_, revoked, _ := servetest.Run(t, dsn, "key", "create", "--tenant", demoID)
+		_, keys, _ := servetest.Run(t, dsn, "key", "list", "--tenant", demoID)
 		lastKeyID := strings.Fields(strings.Split(strings.TrimSpace(keys), "\n")[3])[0]
-		if code, _, errOut := cli(t, dsn, "key", "revoke", lastKeyID); code != 0 {
+		if code, _, errOut := servetest.Run(t, dsn, "key", "revoke", lastKeyID); code != 0 {
 			t.Fatalf("key revoke: %d %s", code, errOut)
 		}
 
@@ -368,8 +369,8 @@ func TestRateLimit(t *testing.T) {
 			t.Errorf("429 headers: Retry-After %q remaining %q", ra, r.Header.Get("X-RateLimit-Remaining"))
 		}
 		// Another key of the same tenant has its own window.
-		_, tenants, _ := cli(t, dsn, "tenant", "list")
-		_, key2, _ := cli(t, dsn, "key", "create", "--tenant", strings.Fields(strings.Split(tenants, "\n")[1])[0])
+		_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")
+		_, key2, _ := servetest.Run(t, dsn, "key", "create", "--tenant", strings.Fields(strings.Split(tenants, "\n")[1])[0])
 		svc.client(t, strings.TrimSpace(key2)).do("GET", "/api/v1/states", nil).want(t, 200, "")
 	})
 }
@@ -408,74 +409,16 @@ func TestRateLimitAcrossReplicas(t *testing.T) {
 func TestRevokedKeyStops(t *testing.T) {
 	dsn := testdbSQLite(t)
 	svc := startService(t, dsn, "--key-cache-ttl", "0")
-	_, tenants, _ := cli(t, dsn, "tenant", "list")
+	_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")
 	tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
-	_, key, _ := cli(t, dsn, "key", "create", "--tenant", tenantID)
+	_, key, _ := servetest.Run(t, dsn, "key", "create", "--tenant", tenantID)
 	c := svc.client(t, strings.TrimSpace(key))
 	c.do("GET", "/api/v1/profile", nil).want(t, 200, "")
-	_, keys, _ := cli(t, dsn, "key", "list", "--tenant", tenantID)
+	_, keys, _ := servetest.Run(t, dsn, "key", "list", "--tenant", tenantID)
 	lines := strings.Split(strings.TrimSpace(keys), "\n")
-	if code, _, errOut := cli(t, dsn, "key", "revoke", strings.Fields(lines[len(lines)-1])[0]); code != 0 {
+	if code, _, errOut := servetest.Run(t, dsn, "key", "revoke", strings.Fields(lines[len(lines)-1])[0]); code != 0 {
 		t.Fatalf("key revoke: %s", errOut)
 	}
 	c.do("GET", "/api/v1/profile", nil).want(t, 401, "UNAUTHORIZED")
 	svc.client(t, svc.DemoKey).do("GET", "/api/v1/profile", nil).want(t, 200, "")
 }
-
-// TestCLI covers the scriptable administration commands.
-func TestCLI(t *testing.T) {
-	dsn := testdbSQLite(t)
-	code, id, errOut := cli(t, dsn, "tenant", "create", "--name", "Scripted Sdn. Bhd.", "--tin", "C1234567890", "--msic", "62010")
-	id = strings.TrimSpace(id)
-	if code != 0 || !strings.HasPrefix(id, "0") || len(id) != 36 || strings.Contains(id, "\n") {
-		t.Fatalf("tenant create = %d %q %s; want only the id on stdout", code, id, errOut)
-	}
-	code, key, _ := cli(t, dsn, "key", "create", "--tenant", id, "--read-only")
-	if code != 0 || !demoKey.MatchString(strings.TrimSpace(key)) || strings.Count(key, "\n") != 1 {
-		t.Errorf("key create = %d %q; want only the key", code, key)
-	}
-	if code, out, _ := cli(t, dsn, "key", "list", "--tenant", id); code != 0 || !strings.Contains(out, "read") || strings.Contains(out, strings.TrimSpace(key)) {
-		t.Errorf("key list = %d %q; want the key listed without its secret", code, out)
-	}
-	if code, out, _ := cli(t, dsn, "tenant", "list"); code != 0 || !strings.Contains(out, "Scripted Sdn. Bhd.") {
-		t.Errorf("tenant list = %d %q", code, out)
-	}
-	for _, args := range [][]string{
-		{"tenant", "create", "--name", "No TIN"},
-		{"tenant", "create", "--name", "Bad state", "--tin", "C1", "--state", "99"},
-		{"key", "create"},
-		{"key", "create", "--tenant", "01a20120-6682-7b03-af77-86f05b09f38d"},
-		{"key", "revoke", "01a20120-6682-7b03-af77-86f05b09f38d"},
-	} {
-		if code, out, errOut := cli(t, dsn, args...); code == 0 || out != "" || errOut == "" {
-			t.Errorf("%v = %d, stdout %q, stderr %q; want a failure explained on stderr", args, code, out, errOut)
-		}
-	}
-	var out bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &out, Getenv: env(nil)}
-	if code := m.Run(t.Context(), []string{"version"}); code != 0 || !strings.HasPrefix(out.String(), "einvoice ") {
-		t.Errorf("version = %d %q", code, out.String())
-	}
-	if code := m.Run(t.Context(), []string{"bogus"}); code != 2 {
-		t.Errorf("unknown command exit = %d, want 2", code)
-	}
-	// PostgreSQL without a secret key is refused with the fix.
-	out.Reset()
-	if code := m.Run(t.Context(), []string{"migrate", "--db", "postgres://postgres@127.0.0.1:1/x"}); code != 1 || !strings.Contains(out.String(), "EINVOICE_SECRET_KEY is required") {
-		t.Errorf("migrate on postgres without a key = %d %q", code, out.String())
-	}
-}
-
-// TestShutdownDrains: cancelling serve (SIGTERM) lets it finish cleanly and
-// closes the port.
-func TestShutdownDrains(t *testing.T) {
-	svc := startService(t, testdbSQLite(t))
-	c := svc.client(t, svc.DemoKey)
-	c.do("GET", "/api/v1/profile", nil).want(t, 200, "")
-	svc.stop(t)
-	if _, err := http.Get(svc.URL + "/healthz"); err == nil {
-		t.Errorf("the port still answers after shutdown")
-	}
-}
-
-func testdbSQLite(t testing.TB) string { return engines[0].dsn(t) }

@@ -1,4 +1,4 @@
-package cli
+package e2e
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/servetest"
 )
 
 // The documents of TestValidateRealistic follow the authority's official
@@ -429,9 +430,9 @@ func TestValidateFailures(t *testing.T) {
 		// Unknown and malformed ids, keys.
 		c.do("POST", "/api/v1/documents/"+newID()+"/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
 		c.do("POST", "/api/v1/documents/nope/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
-		_, tenants, _ := cli(t, dsn, "tenant", "list")
+		_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")
 		tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
-		_, roKey, _ := cli(t, dsn, "key", "create", "--tenant", tenantID, "--read-only")
+		_, roKey, _ := servetest.Run(t, dsn, "key", "create", "--tenant", tenantID, "--read-only")
 		draft := str(c.do("POST", "/api/v1/invoices", f.invoice("INV-F-3", line("100", "01", 10))).want(t, 201, "").data()["id"])
 		svc.client(t, strings.TrimSpace(roKey)).do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 403, "FORBIDDEN")
 		svc.client(t, "").do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 401, "UNAUTHORIZED")
@@ -439,8 +440,8 @@ func TestValidateFailures(t *testing.T) {
 			t.Errorf("refused validations changed the document: %s, %d history entries", status, n)
 		}
 		// Another tenant's document is unknown.
-		_, tenantB, _ := cli(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
-		_, keyB, _ := cli(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
+		_, tenantB, _ := servetest.Run(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
+		_, keyB, _ := servetest.Run(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
 		svc.client(t, strings.TrimSpace(keyB)).do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
 
 		// References of notes.

@@ -1,9 +1,11 @@
-package cli
+package e2e
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/einvoice/einvoice/internal/servetest"
 )
 
 // plantBody replaces the stored JSON body of a document, as a bug or an
@@ -11,7 +13,7 @@ import (
 func plantBody(t *testing.T, dsn, id string, edit func(body string) string) {
 	t.Helper()
 	ctx := context.Background()
-	s := testStore(t, dsn)
+	s := servetest.Store(t, dsn)
 	var body string
 	if err := s.DB().QueryRowContext(ctx, `SELECT body FROM documents WHERE id = $1`, id).Scan(&body); err != nil {
 		t.Fatalf("read the body of %s: %v", id, err)
