@@ -235,24 +235,21 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // send makes one attempt.
 func (c *Client) send(ctx context.Context, req *Request, body []byte) (*Response, error) {
-	u, err := c.base.Parse(c.base.Path + req.Path)
-	if err != nil {
-		return nil, fmt.Errorf("path: %w", err)
-	}
+	// The path is appended as written (not resolved), so that what is sent
+	// is what the caller wrote.
+	target := c.base.String() + req.Path
 	if len(req.Query) > 0 {
-		q := u.Query()
-		for k, vs := range req.Query {
-			for _, v := range vs {
-				q.Add(k, v)
-			}
+		sep := "?"
+		if strings.Contains(req.Path, "?") {
+			sep = "&"
 		}
-		u.RawQuery = q.Encode()
+		target += sep + req.Query.Encode()
 	}
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), rd)
+	hr, err := http.NewRequestWithContext(ctx, req.Method, target, rd)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // docFixture is a running service with a buyer and an on-behalf seller.
 type docFixture struct {
 	svc      *service
-	c        *client
+	c        *rawClient
 	buyerID  string
 	sellerID string
 }

@@ -1,10 +1,10 @@
 package e2e
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/apidoc/apidoctest"
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
@@ -69,18 +70,25 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 // testdbSQLite is a fresh SQLite database.
 func testdbSQLite(t testing.TB) string { return engines[0].dsn(t) }
 
-// client talks to the service with one key; every response is checked
-// against the OpenAPI document.
-type client struct {
-	t    *testing.T
-	base string
-	key  string
-	http *http.Client
+// api returns the public Go client (package client) of the service for
+// key: every answer is checked against the OpenAPI document, and nothing is
+// retried (a test sees every answer as the service gave it).
+func (s *service) api(t *testing.T, key string) *client.Client {
+	return client.New(s.URL, key, client.WithRetries(0), client.WithHTTPClient(&http.Client{
+		Transport: contract(t).Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}))
 }
 
-func (s *service) client(t *testing.T, key string) *client {
-	return &client{t: t, base: s.URL, key: key, http: &http.Client{
-		Transport: contract(t).Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}}
+// rawClient sends requests as the tests write them, malformed ones too,
+// through the public client's Do, and decodes the answer untyped: for the
+// tests of the wire itself (bad JSON, headers, statuses).
+type rawClient struct {
+	t   *testing.T
+	key string
+	api *client.Client
+}
+
+func (s *service) client(t *testing.T, key string) *rawClient {
+	return &rawClient{t: t, key: key, api: s.api(t, key)}
 }
 
 // response is a decoded answer.
@@ -111,9 +119,10 @@ func (r *response) fieldErrors() map[string]any {
 
 // do sends a request; body is JSON-encoded unless it is a string or []byte.
 // headers are name, value pairs that replace the client's (an empty value
-// removes the header); a name given twice is sent twice.
+// removes the header); a name given twice is sent twice. No Accept header
+// is sent unless given.
 // A 5xx answer fails the test.
-func (c *client) do(method, path string, body any, headers ...string) *response {
+func (c *rawClient) do(method, path string, body any, headers ...string) *response {
 	c.t.Helper()
 	r := c.send(method, path, body, headers...)
 	if r.Status >= 500 {
@@ -123,58 +132,41 @@ func (c *client) do(method, path string, body any, headers ...string) *response 
 }
 
 // send is do for the rare test that expects a 5xx.
-func (c *client) send(method, path string, body any, headers ...string) *response {
+func (c *rawClient) send(method, path string, body any, headers ...string) *response {
 	c.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, c.base+path, rd)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
+	h := http.Header{"Accept": nil, "Authorization": nil}
+	if c.key != "" { // read at each request: tests change it
+		h["Authorization"] = []string{"Bearer " + c.key}
 	}
 	given := map[string]bool{}
 	for i := 0; i+1 < len(headers); i += 2 {
 		switch name := http.CanonicalHeaderKey(headers[i]); {
 		case headers[i+1] == "":
-			req.Header.Del(name)
+			h[name] = nil
 		case given[name]: // a header named again is sent twice
-			req.Header.Add(name, headers[i+1])
+			h[name] = append(h[name], headers[i+1])
 		default:
-			req.Header.Set(name, headers[i+1])
+			h[name] = []string{headers[i+1]}
 		}
 		given[http.CanonicalHeaderKey(headers[i])] = true
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
+	if s, ok := body.(string); ok {
+		body = []byte(s)
+	}
+	resp, err := c.api.Do(context.Background(), &client.Request{Method: method, Path: path, Body: body, Header: h}, nil)
+	var e *client.Error
+	if err != nil && !errors.As(err, &e) {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatalf("%s %s: read body: %v", method, path, err)
-	}
-	r := &response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	r := &response{Status: resp.StatusCode, Header: resp.Header, Raw: resp.Body}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			c.t.Errorf("%s %s: response is not a JSON object: %v\n%s", method, path, err, raw)
+		if err := json.Unmarshal(r.Raw, &r.Body); err != nil {
+			c.t.Errorf("%s %s: response is not a JSON object: %v\n%s", method, path, err, r.Raw)
 		}
+	}
+	if e != nil && (e.StatusCode != r.Status || e.Code != r.errorCode() || e.RequestID != resp.RequestID()) {
+		c.t.Errorf("%s %s: the client read the error as %d %q (request %q), the answer was %d %q (request %q)",
+			method, path, e.StatusCode, e.Code, e.RequestID, r.Status, r.errorCode(), resp.RequestID())
 	}
 	if resp.Header.Get("X-Request-Id") == "" {
 		c.t.Errorf("%s %s: no X-Request-Id", method, path)

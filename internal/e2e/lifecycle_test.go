@@ -24,7 +24,7 @@ import (
 // fault switches and counts are on (--sandbox-faults).
 
 // startLifecycleService runs serve for the submission tests.
-func startLifecycleService(t *testing.T, dsn string, args ...string) (*service, *client) {
+func startLifecycleService(t *testing.T, dsn string, args ...string) (*service, *rawClient) {
 	t.Helper()
 	svc := startService(t, dsn, append([]string{"--rate-limit", "100000", "--sandbox-delay", "0", "--sandbox-faults"}, args...)...)
 	c := svc.client(t, svc.DemoKey)
@@ -95,7 +95,7 @@ func (s *service) clearFaults(t *testing.T) {
 }
 
 // readyInvoice creates and validates an invoice to the buyer.
-func (c *client) readyInvoice(serial, buyerID string) string {
+func (c *rawClient) readyInvoice(serial, buyerID string) string {
 	c.t.Helper()
 	body := singleLineBody(serial)
 	body["buyerId"] = buyerID
@@ -105,7 +105,7 @@ func (c *client) readyInvoice(serial, buyerID string) string {
 }
 
 // waitStatus asks for the status until it is want (or the time is up).
-func (c *client) waitStatus(id, want string, within time.Duration) map[string]any {
+func (c *rawClient) waitStatus(id, want string, within time.Duration) map[string]any {
 	c.t.Helper()
 	deadline := time.Now().Add(within)
 	var d map[string]any

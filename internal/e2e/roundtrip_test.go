@@ -48,7 +48,7 @@ func writable(t *testing.T, data []byte, serviceSet ...string) map[string]any {
 // roundTrip GETs path, PUTs its data back unchanged and checks the answer
 // is 200 and that the answer and a GET after it hold the same writable
 // content as before.
-func (c *client) roundTrip(what, path string, serviceSet ...string) {
+func (c *rawClient) roundTrip(what, path string, serviceSet ...string) {
 	c.t.Helper()
 	before := rawData(c.t, c.do("GET", path, nil).want(c.t, 200, ""))
 	put := c.do("PUT", path, before)

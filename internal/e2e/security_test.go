@@ -222,7 +222,7 @@ func secRevokeKey(t *testing.T, dsn, tenantID, key string) {
 // buyer, an on-behalf seller and documents in several states.
 type secFixture struct {
 	svc     *service
-	a       *client
+	a       *rawClient
 	tenantA string
 	buyer   string
 	seller  string

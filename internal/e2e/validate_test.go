@@ -209,7 +209,7 @@ func kindInfo(t *testing.T, k einvoice.DocumentKind) einvoice.KindInfo {
 }
 
 // validate posts a validation and returns its data.
-func (c *client) validate(id string) map[string]any {
+func (c *rawClient) validate(id string) map[string]any {
 	c.t.Helper()
 	return c.do("POST", "/api/v1/documents/"+id+"/validate", nil).want(c.t, 200, "").data()
 }
@@ -217,7 +217,7 @@ func (c *client) validate(id string) map[string]any {
 const passedMessage = "The document is valid and ready to submit."
 
 // wantPassed validates a document that must pass.
-func (c *client) wantPassed(what, id string) {
+func (c *rawClient) wantPassed(what, id string) {
 	c.t.Helper()
 	d := c.validate(id)
 	if d["id"] != id || d["status"] != "ready" || d["validation_passed"] != true || d["message"] != passedMessage {
@@ -235,7 +235,7 @@ type problem struct{ rule, field string }
 
 // wantFailed validates a document that must fail with exactly the given
 // problems, and returns the result.
-func (c *client) wantFailed(what, id string, want ...problem) map[string]any {
+func (c *rawClient) wantFailed(what, id string, want ...problem) map[string]any {
 	c.t.Helper()
 	d := c.validate(id)
 	if d["id"] != id || d["status"] != "draft" || d["validation_passed"] != false {
@@ -281,7 +281,7 @@ func (c *client) wantFailed(what, id string, want ...problem) map[string]any {
 }
 
 // lastEvent returns the document's status and the last entry of its history.
-func (c *client) lastEvent(id string) (string, map[string]any, int) {
+func (c *rawClient) lastEvent(id string) (string, map[string]any, int) {
 	c.t.Helper()
 	d := c.do("GET", "/api/v1/invoices/"+id, nil).want(c.t, 200, "").data()
 	h, _ := d["history"].([]any)
@@ -293,7 +293,7 @@ func (c *client) lastEvent(id string) (string, map[string]any, int) {
 
 // startValidateService runs serve with a rate limit the many requests of a
 // test do not reach.
-func startValidateService(t *testing.T, dsn string) (*service, *client) {
+func startValidateService(t *testing.T, dsn string) (*service, *rawClient) {
 	svc := startService(t, dsn, "--rate-limit", "100000")
 	return svc, svc.client(t, svc.DemoKey)
 }
