@@ -195,3 +195,38 @@ func validBuyer(name string) map[string]any {
 }
 
 func str(v any) string { return fmt.Sprint(v) }
+
+// wantErr checks that err is the service's answer status with code, and
+// returns it.
+func wantErr(t *testing.T, err error, status int, code string) *client.Error {
+	t.Helper()
+	var e *client.Error
+	if !errors.As(err, &e) {
+		t.Errorf("err = %v, want %d %s", err, status, code)
+		return &client.Error{}
+	}
+	if e.StatusCode != status || e.Code != code {
+		t.Errorf("got %d %q, want %d %q: %s", e.StatusCode, e.Code, status, code, e.Body)
+	}
+	return e
+}
+
+// must returns v, ending the test when err is not nil.
+func must[T any](t *testing.T, v T, err error) T {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	return v
+}
+
+// readyBuyer is validBuyer for the typed client.
+func readyBuyer(name string) *client.Party {
+	return &client.Party{
+		Name: name, TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "201901234567",
+		SSTRegistrationNumber: "NA",
+		Address: client.Address{Line1: "Lot 66, Bangunan Merdeka", City: "Kuala Lumpur", State: "14",
+			PostCode: "50480", CountryCode: "MYS"},
+		Contact: client.Contact{Phone: "+60123456789", Email: "ap@hebat.example"},
+	}
+}
