@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/servetest"
 )
@@ -46,93 +47,135 @@ import (
 //     they refer to is marked Valid first (the authority flow does not exist
 //     yet); the refund note is about a document issued before e-invoicing
 //     (isPreEinvoicing, NA).
+//
+// The samples are written with the typed client (package client). The
+// untyped forms (sampleProfile, sampleBuyer, sampleSeller, singleLineBody,
+// realistic.body) are the same values as JSON objects, for the tests that
+// send them through rawClient: derived from the typed ones, so that both
+// always say the same.
 
-// sampleAddress is the samples' address of every party.
-func sampleAddress() map[string]any {
-	return map[string]any{"line1": "Lot 66", "line2": "Bangunan Merdeka", "line3": "Persiaran Jaya",
-		"city": "Kuala Lumpur", "postCode": "50480", "state": "14", "countryCode": "MYS"}
+// samplePostalAddress is the samples' address of every party.
+func samplePostalAddress() client.Address {
+	return client.Address{Line1: "Lot 66", Line2: "Bangunan Merdeka", Line3: "Persiaran Jaya",
+		City: "Kuala Lumpur", PostCode: "50480", State: "14", CountryCode: "MYS"}
 }
 
-// sampleProfile is the tenant: the samples' supplier.
+// sampleSupplier is the tenant: the samples' supplier.
+func sampleSupplier() *client.Profile {
+	return &client.Profile{
+		Name: "Supplier's Name", TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "202001012345",
+		SSTRegistrationNumber: "NA", TourismTaxRegistrationNumber: "NA",
+		MSICCode: "46510", BusinessActivityDescription: "Wholesale of computer hardware, software and peripherals",
+		Address: samplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
+	}
+}
+
+// sampleBuyerParty is the samples' buyer.
+func sampleBuyerParty() *client.Party {
+	return &client.Party{
+		Name: "Buyer's Name", TIN: "C20880050010", IDType: client.IDTypeBRN, IDValue: "201901234567",
+		SSTRegistrationNumber: "NA", Address: samplePostalAddress(),
+		Contact: client.Contact{Phone: "+60123456789", Email: "buyer@email.com"},
+	}
+}
+
+// sampleSellerParty is the supplier of the self-billed samples, the
+// on-behalf seller: here a sole proprietor (an individual's TIN, a BRN).
+func sampleSellerParty() *client.Party {
+	return &client.Party{
+		Name: "Supplier's Name", TIN: "IG21136626090", IDType: client.IDTypeBRN, IDValue: "202301045678",
+		SSTRegistrationNumber: "NA", TourismTaxRegistrationNumber: "NA",
+		MSICCode: "46510", BusinessActivityDescription: "Wholesale of computer hardware, software and peripherals",
+		Address: samplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
+	}
+}
+
+// wireMap is v as the typed client sends it, decoded untyped (numbers as
+// json.Number, so that they are sent again as written).
+func wireMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// sampleProfile is sampleSupplier as the body of PUT /profile: the fields
+// Profile.Update sends (without authority settings).
 func sampleProfile() map[string]any {
-	return map[string]any{
-		"name": "Supplier's Name", "tin": "C2584563200", "idType": "BRN", "idValue": "202001012345",
-		"sstRegistrationNumber": "NA", "tourismTaxRegistrationNumber": "NA",
-		"msicCode": "46510", "businessActivityDescription": "Wholesale of computer hardware, software and peripherals",
-		"address": sampleAddress(), "contact": map[string]any{"phone": "+60123456789", "email": "supplier@email.com"},
-	}
+	m := wireMap(sampleSupplier())
+	delete(m, "isReady")   // read-only
+	delete(m, "authority") // the settings as shown, not an update of them
+	return m
 }
 
-// sampleBuyer is the samples' buyer.
-func sampleBuyer() map[string]any {
-	return map[string]any{
-		"name": "Buyer's Name", "tin": "C20880050010", "idType": "BRN", "idValue": "201901234567",
-		"sstRegistrationNumber": "NA", "address": sampleAddress(),
-		"contact": map[string]any{"phone": "+60123456789", "email": "buyer@email.com"},
-	}
+// sampleBuyer is sampleBuyerParty as a JSON object.
+func sampleBuyer() map[string]any { return wireMap(sampleBuyerParty()) }
+
+// sampleSeller is sampleSellerParty as a JSON object.
+func sampleSeller() map[string]any { return wireMap(sampleSellerParty()) }
+
+// docBody is a document as the body of a create or update: the kind is the
+// endpoint's, not a field.
+func docBody(d *client.Document) map[string]any {
+	m := wireMap(d)
+	delete(m, "type")
+	return m
 }
 
-// sampleSeller is the supplier of the self-billed samples, the on-behalf
-// seller: here a sole proprietor (an individual's TIN, a BRN).
-func sampleSeller() map[string]any {
-	return map[string]any{
-		"name": "Supplier's Name", "tin": "IG21136626090", "idType": "BRN", "idValue": "202301045678",
-		"sstRegistrationNumber": "NA", "tourismTaxRegistrationNumber": "NA",
-		"msicCode": "46510", "businessActivityDescription": "Wholesale of computer hardware, software and peripherals",
-		"address": sampleAddress(), "contact": map[string]any{"phone": "+60123456789", "email": "supplier@email.com"},
-	}
+func tax(taxType, rate, reason string) client.LineTax {
+	return client.LineTax{TaxType: taxType, TaxRate: client.Decimal(rate), ExemptionReason: reason}
 }
 
-func tax(taxType, rate, reason string) map[string]any {
-	t := map[string]any{"taxType": taxType, "taxRate": jsonNumber(rate)}
-	if reason != "" {
-		t["exemptionReason"] = reason
-	}
-	return t
-}
-
-func sampleLine(desc, qty, unit, price string, taxes ...map[string]any) map[string]any {
-	ts := make([]any, len(taxes))
-	for i, t := range taxes {
-		ts[i] = t
-	}
-	return map[string]any{"classifications": []string{"004"}, "productDescription": desc, "quantity": jsonNumber(qty),
-		"unitCode": unit, "unitPrice": jsonNumber(price), "invoiceLineTaxes": ts}
+func sampleLine(desc, qty, unit, price string, taxes ...client.LineTax) client.Line {
+	return client.Line{Classifications: []string{"004"}, ProductDescription: desc, Quantity: client.Decimal(qty),
+		UnitCode: unit, UnitPrice: client.Decimal(price), Taxes: taxes}
 }
 
 // laptopPeripherals is the line of the single-line samples: 15 % discount,
 // 10 % charge, exempt.
-func laptopPeripherals() map[string]any {
+func laptopPeripherals() client.Line {
 	l := sampleLine("Laptop Peripherals", "1", "C62", "17", tax("E", "0", "Exempt New Means of Transport"))
-	l["discountRate"], l["discountDescription"] = jsonNumber("15"), "Sample Description"
-	l["feeOrChargeRate"], l["feeOrChargeDescription"] = jsonNumber("10"), "Sample Description"
+	l.DiscountRate, l.DiscountDescription = "15", "Sample Description"
+	l.FeeOrChargeRate, l.FeeOrChargeDescription = "10", "Sample Description"
 	return l
 }
 
-// singleLineBody is the document of 1.1-Invoice-Sample.json, which the
+// singleLineDoc is the document of 1.1-Invoice-Sample.json, which the
 // notes, the self-billed and the foreign-currency samples repeat.
-func singleLineBody(serial string) map[string]any {
-	return map[string]any{
-		"invoiceSerialNumber": serial, "currencyCode": "MYR", "autoCalculate": true,
-		"invoiceDiscountAmount": jsonNumber("100"), "invoiceDiscountDescription": "Sample Description",
-		"invoiceFeeAmount": jsonNumber("100"), "invoiceFeeDescription": "Service charge",
-		"invoiceLines": []any{laptopPeripherals()},
-		"payment": map[string]any{"paymentMode": "03", "paymentTerms": "Payment method is cash",
-			"supplierBankAccountNumber": "1234567890123", "prepaymentAmount": jsonNumber("1"),
-			"prepaymentDate": "2024-07-23", "prepaymentReferenceNumber": "E12345678912"},
-		"invoicePeriod": map[string]any{"frequencyOfBilling": "Monthly",
-			"billingPeriodStartDate": "2024-01-01", "billingPeriodEndDate": "2024-07-31"},
-		"delivery": map[string]any{"recipientName": "Recipient's Name", "recipientTin": "C9876543210",
-			"recipientIdType": "BRN", "recipientIdValue": "199801012345", "recipientAddress": sampleAddress()},
+func singleLineDoc(serial string) *client.Document {
+	addr := samplePostalAddress()
+	return &client.Document{
+		InvoiceSerialNumber: serial, CurrencyCode: "MYR", AutoCalculate: true,
+		InvoiceDiscountAmount: "100", InvoiceDiscountDescription: "Sample Description",
+		InvoiceFeeAmount: "100", InvoiceFeeDescription: "Service charge",
+		Lines: []client.Line{laptopPeripherals()},
+		Payment: &client.Payment{PaymentMode: "03", PaymentTerms: "Payment method is cash",
+			SupplierBankAccountNumber: "1234567890123", PrepaymentAmount: "1",
+			PrepaymentDate: "2024-07-23", PrepaymentReferenceNumber: "E12345678912"},
+		InvoicePeriod: &client.InvoicePeriod{FrequencyOfBilling: "Monthly",
+			BillingPeriodStartDate: "2024-01-01", BillingPeriodEndDate: "2024-07-31"},
+		Delivery: &client.Delivery{RecipientName: "Recipient's Name", RecipientTIN: "C9876543210",
+			RecipientIDType: client.IDTypeBRN, RecipientIDValue: "199801012345", RecipientAddress: &addr},
 	}
 }
+
+// singleLineBody is singleLineDoc as a JSON object.
+func singleLineBody(serial string) map[string]any { return docBody(singleLineDoc(serial)) }
 
 // realistic is one document modelled on one of the authority's samples.
 type realistic struct {
 	sample  string // the file of myinvois-samples it follows
 	kind    einvoice.DocumentKind
-	body    map[string]any
-	payable string // the totalPayableAmount autoCalculate gives
+	doc     *client.Document // its Type is kind
+	body    map[string]any   // doc as a JSON object (without the type)
+	payable string           // the totalPayableAmount autoCalculate gives
 }
 
 // Our serial numbers and the authority's uuids of the documents the notes
@@ -144,6 +187,13 @@ const (
 	sbInvoiceUUID   = "42S512YACQBRSRHYKBXBTGQG22"
 )
 
+// noteDoc makes d a note on the document refSerial, refUUID.
+func noteDoc(d *client.Document, refSerial, refUUID string) *client.Document {
+	d.References = []client.DocumentReference{{ReferenceNumber: refSerial, UUID: refUUID}}
+	return d
+}
+
+// noteOf is noteDoc for a document as a JSON object.
 func noteOf(body map[string]any, refSerial, refUUID string) map[string]any {
 	body["documentReferences"] = []any{map[string]any{"referenceNumber": refSerial, "uuid": refUUID}}
 	return body
@@ -151,52 +201,59 @@ func noteOf(body map[string]any, refSerial, refUUID string) map[string]any {
 
 // realisticSet returns the documents, those that notes refer to first.
 func realisticSet(buyerID, sellerID string) []realistic {
-	buyer := func(b map[string]any) map[string]any { b["buyerId"] = buyerID; return b }
-	seller := func(b map[string]any) map[string]any { b["onBehalfSellerId"] = sellerID; return b }
+	buyer := func(d *client.Document) *client.Document { d.BuyerID = buyerID; return d }
+	seller := func(d *client.Document) *client.Document { d.OnBehalfSellerID = sellerID; return d }
 
-	inv := buyer(singleLineBody(invoiceSerial))
-	// Issued an hour ago, Malaysian time (validate accepts up to 72 hours).
-	inv["erpIssuedAt"] = time.Now().In(time.FixedZone("MYT", 8*3600)).Add(-time.Hour).Format(time.RFC3339)
+	inv := buyer(singleLineDoc(invoiceSerial))
+	// Issued an hour ago, Malaysian time (validate accepts up to 72 hours),
+	// to the second.
+	issued := time.Now().In(time.FixedZone("MYT", 8*3600)).Add(-time.Hour).Truncate(time.Second)
+	inv.ErpIssuedAt = &issued
 
-	multi := buyer(map[string]any{
-		"invoiceSerialNumber": "INV-2025-000102", "currencyCode": "MYR", "autoCalculate": true,
-		"invoiceLines": []any{
+	multi := buyer(&client.Document{
+		InvoiceSerialNumber: "INV-2025-000102", CurrencyCode: "MYR", AutoCalculate: true,
+		Lines: []client.Line{
 			sampleLine("Computer Monitor", "1", "C62", "1000", tax("03", "10", "")),
 			sampleLine("Laptop Peripherals", "1", "C62", "1500", tax("02", "5", "")),
 			sampleLine("Wireless Mouse", "1", "C62", "2000", tax("E", "0", "Special Case")),
 		},
-		"invoicePeriod": map[string]any{"frequencyOfBilling": "Monthly",
-			"billingPeriodStartDate": "2025-01-01", "billingPeriodEndDate": "2025-01-31"},
+		InvoicePeriod: &client.InvoicePeriod{FrequencyOfBilling: "Monthly",
+			BillingPeriodStartDate: "2025-01-01", BillingPeriodEndDate: "2025-01-31"},
 	})
 
-	usd := buyer(singleLineBody("INV-2025-000103"))
-	usd["currencyCode"], usd["exchangeRate"] = "USD", jsonNumber("4.72")
+	usd := buyer(singleLineDoc("INV-2025-000103"))
+	usd.CurrencyCode, usd.ExchangeRate = "USD", "4.72"
 
-	consolidated := map[string]any{
-		"invoiceSerialNumber": "CON-2025-07", "currencyCode": "MYR", "autoCalculate": true,
-		"invoiceLines": []any{
+	consolidated := &client.Document{
+		InvoiceSerialNumber: "CON-2025-07", CurrencyCode: "MYR", AutoCalculate: true,
+		Lines: []client.Line{
 			sampleLine("Receipt 001 - 100", "1", "C62", "10000", tax("01", "10", "")),
 			sampleLine("Receipt 101 - 200", "1", "C62", "20000", tax("01", "10", "")),
 		},
 	}
 
-	refund := buyer(singleLineBody("RN-2025-000004"))
-	refund["documentReferences"] = []any{map[string]any{"referenceNumber": "NA", "uuid": "NA"}}
-	refund["isPreEinvoicing"] = true
+	refund := buyer(singleLineDoc("RN-2025-000004"))
+	refund.References = []client.DocumentReference{{ReferenceNumber: "NA", UUID: "NA"}}
+	refund.IsPreEinvoicing = true
 
-	return []realistic{
-		{"1.1-Invoice-Sample.json", einvoice.KindInvoice, inv, "15.15"},
-		{"1.1-Invoice-MultiLineItem-Sample.json", einvoice.KindInvoice, multi, "4585.00"},
-		{"1.1-Invoice-ForeignCurrency-Sample.json", einvoice.KindInvoice, usd, "15.15"},
-		{"1.1-Invoice-Consolidated-Sample.json", einvoice.KindConsolidatedInvoice, consolidated, "33000.00"},
-		{"1.1-Self-Billed-Invoice-Sample.json", einvoice.KindSelfBilledInvoice, seller(singleLineBody(sbInvoiceSerial)), "15.15"},
-		{"1.1-Credit-Note-Sample.json", einvoice.KindCreditNote, noteOf(buyer(singleLineBody("CN-2025-000017")), invoiceSerial, invoiceUUID), "15.15"},
-		{"1.1-Debit-Note-Sample.json", einvoice.KindDebitNote, noteOf(buyer(singleLineBody("DN-2025-000009")), invoiceSerial, invoiceUUID), "15.15"},
-		{"1.1-Refund-Note-Sample.json", einvoice.KindRefundNote, refund, "15.15"},
-		{"1.1-Self-Billed-Credit-Sample.json", einvoice.KindSelfBilledCreditNote, noteOf(seller(singleLineBody("SBC-2025-000005")), sbInvoiceSerial, sbInvoiceUUID), "15.15"},
-		{"1.1-Self-Billed-Debit-Sample.json", einvoice.KindSelfBilledDebitNote, noteOf(seller(singleLineBody("SBD-2025-000002")), sbInvoiceSerial, sbInvoiceUUID), "15.15"},
-		{"1.1-Self-Billed-Refund-Sample.json", einvoice.KindSelfBilledRefundNote, noteOf(seller(singleLineBody("SBR-2025-000001")), sbInvoiceSerial, sbInvoiceUUID), "15.15"},
+	set := []realistic{
+		{"1.1-Invoice-Sample.json", einvoice.KindInvoice, inv, nil, "15.15"},
+		{"1.1-Invoice-MultiLineItem-Sample.json", einvoice.KindInvoice, multi, nil, "4585.00"},
+		{"1.1-Invoice-ForeignCurrency-Sample.json", einvoice.KindInvoice, usd, nil, "15.15"},
+		{"1.1-Invoice-Consolidated-Sample.json", einvoice.KindConsolidatedInvoice, consolidated, nil, "33000.00"},
+		{"1.1-Self-Billed-Invoice-Sample.json", einvoice.KindSelfBilledInvoice, seller(singleLineDoc(sbInvoiceSerial)), nil, "15.15"},
+		{"1.1-Credit-Note-Sample.json", einvoice.KindCreditNote, noteDoc(buyer(singleLineDoc("CN-2025-000017")), invoiceSerial, invoiceUUID), nil, "15.15"},
+		{"1.1-Debit-Note-Sample.json", einvoice.KindDebitNote, noteDoc(buyer(singleLineDoc("DN-2025-000009")), invoiceSerial, invoiceUUID), nil, "15.15"},
+		{"1.1-Refund-Note-Sample.json", einvoice.KindRefundNote, refund, nil, "15.15"},
+		{"1.1-Self-Billed-Credit-Sample.json", einvoice.KindSelfBilledCreditNote, noteDoc(seller(singleLineDoc("SBC-2025-000005")), sbInvoiceSerial, sbInvoiceUUID), nil, "15.15"},
+		{"1.1-Self-Billed-Debit-Sample.json", einvoice.KindSelfBilledDebitNote, noteDoc(seller(singleLineDoc("SBD-2025-000002")), sbInvoiceSerial, sbInvoiceUUID), nil, "15.15"},
+		{"1.1-Self-Billed-Refund-Sample.json", einvoice.KindSelfBilledRefundNote, noteDoc(seller(singleLineDoc("SBR-2025-000001")), sbInvoiceSerial, sbInvoiceUUID), nil, "15.15"},
 	}
+	for i := range set {
+		set[i].doc.Type = client.DocumentType(set[i].kind)
+		set[i].body = docBody(set[i].doc)
+	}
+	return set
 }
 
 func kindInfo(t *testing.T, k einvoice.DocumentKind) einvoice.KindInfo {
@@ -208,21 +265,128 @@ func kindInfo(t *testing.T, k einvoice.DocumentKind) einvoice.KindInfo {
 	return info
 }
 
+const passedMessage = "The document is valid and ready to submit."
+
+// problem is a rule broken at a field.
+type problem struct{ rule, field string }
+
+// wantValidationPassed validates a document that must pass.
+func wantValidationPassed(t *testing.T, c *client.Client, what, id string) {
+	t.Helper()
+	r, err := c.Documents.Validate(t.Context(), id)
+	checkValidationPassed(t, what, id, must(t, r, err))
+}
+
+// checkValidationPassed checks the result of a validation that must pass.
+func checkValidationPassed(t *testing.T, what, id string, r *client.ValidationResult) {
+	t.Helper()
+	if r.ID != id || r.Status != client.StatusReady || !r.ValidationPassed || r.Message != passedMessage {
+		t.Errorf("%s: validate = %+v, want ready and passed", what, r)
+	}
+	// Neither is in the answer: present, even empty, each decodes to a
+	// non-nil value (and null breaks the OpenAPI document, which every
+	// answer of the typed client is checked against).
+	if r.Errors != nil {
+		t.Errorf("%s: a passed validation has errors: %v", what, r.Errors)
+	}
+	if r.Problems != nil {
+		t.Errorf("%s: a passed validation has problems: %v", what, r.Problems)
+	}
+}
+
+// wantValidationFailed validates a document that must fail with exactly
+// the given problems, and returns the result.
+func wantValidationFailed(t *testing.T, c *client.Client, what, id string, want ...problem) *client.ValidationResult {
+	t.Helper()
+	r, err := c.Documents.Validate(t.Context(), id)
+	r = must(t, r, err)
+	checkValidationFailed(t, what, id, r, want...)
+	return r
+}
+
+// checkValidationFailed checks the result of a validation that must fail
+// with exactly the given problems.
+func checkValidationFailed(t *testing.T, what, id string, r *client.ValidationResult, want ...problem) {
+	t.Helper()
+	if r.ID != id || r.Status != client.StatusDraft || r.ValidationPassed {
+		t.Errorf("%s: validate = %+v, want draft and not passed", what, r)
+	}
+	var got []problem
+	for _, p := range r.Problems {
+		got = append(got, problem{p.Rule, p.Field})
+		if p.Message == "" {
+			t.Errorf("%s: problem without a message: %+v", what, p)
+		}
+	}
+	key := func(p problem) string { return p.rule + " " + p.field }
+	sortProblems := func(ps []problem) {
+		sort.Slice(ps, func(i, j int) bool { return key(ps[i]) < key(ps[j]) })
+	}
+	want = slices.Clone(want)
+	sortProblems(got)
+	sortProblems(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: problems = %v, want %v: %+v", what, got, want, r.Problems)
+	}
+	fields := map[string]bool{}
+	for _, p := range want {
+		fields[p.field] = true
+		if len(r.Errors[p.field]) == 0 {
+			t.Errorf("%s: errors = %v, want %q named", what, r.Errors, p.field)
+		}
+	}
+	if len(r.Errors) != len(fields) {
+		t.Errorf("%s: errors name %d fields, want %d: %v", what, len(r.Errors), len(fields), r.Errors)
+	}
+	noun := "problems"
+	if len(want) == 1 {
+		noun = "problem"
+	}
+	if msg := r.Message; !strings.HasPrefix(msg, fmt.Sprintf("%d %s: ", len(want), noun)) || !strings.HasSuffix(msg, ".") {
+		t.Errorf("%s: message = %q, want %q...", what, msg, fmt.Sprintf("%d %s: ", len(want), noun))
+	}
+}
+
+// docLastEvent returns the document's status, the last entry of its
+// history and the number of entries.
+func docLastEvent(t *testing.T, c *client.Client, id string) (client.Status, client.Event, int) {
+	t.Helper()
+	d, err := c.Documents.Get(t.Context(), id)
+	d = must(t, d, err)
+	if len(d.History) == 0 {
+		t.Fatalf("document %s has no history", id)
+	}
+	return d.Status, d.History[len(d.History)-1], len(d.History)
+}
+
+// The untyped forms of the checks, for the tests that speak through
+// rawClient.
+
 // validate posts a validation and returns its data.
 func (c *rawClient) validate(id string) map[string]any {
 	c.t.Helper()
 	return c.do("POST", "/api/v1/documents/"+id+"/validate", nil).want(c.t, 200, "").data()
 }
 
-const passedMessage = "The document is valid and ready to submit."
+// validationOf reads the data of a validation as the typed result.
+func validationOf(t *testing.T, d map[string]any) *client.ValidationResult {
+	t.Helper()
+	var r client.ValidationResult
+	b, err := json.Marshal(d)
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err != nil {
+		t.Fatalf("validate = %v: %v", d, err)
+	}
+	return &r
+}
 
 // wantPassed validates a document that must pass.
 func (c *rawClient) wantPassed(what, id string) {
 	c.t.Helper()
 	d := c.validate(id)
-	if d["id"] != id || d["status"] != "ready" || d["validation_passed"] != true || d["message"] != passedMessage {
-		c.t.Errorf("%s: validate = %v, want ready and passed", what, d)
-	}
+	checkValidationPassed(c.t, what, id, validationOf(c.t, d))
 	for _, k := range []string{"errors", "problems"} {
 		if _, ok := d[k]; ok {
 			c.t.Errorf("%s: a passed validation has %s: %v", what, k, d[k])
@@ -230,53 +394,12 @@ func (c *rawClient) wantPassed(what, id string) {
 	}
 }
 
-// problem is a rule broken at a field.
-type problem struct{ rule, field string }
-
 // wantFailed validates a document that must fail with exactly the given
 // problems, and returns the result.
 func (c *rawClient) wantFailed(what, id string, want ...problem) map[string]any {
 	c.t.Helper()
 	d := c.validate(id)
-	if d["id"] != id || d["status"] != "draft" || d["validation_passed"] != false {
-		c.t.Errorf("%s: validate = %v, want draft and not passed", what, d)
-	}
-	var got []problem
-	ps, _ := d["problems"].([]any)
-	for _, p := range ps {
-		m := p.(map[string]any)
-		got = append(got, problem{str(m["rule"]), str(m["field"])})
-		if str(m["message"]) == "" {
-			c.t.Errorf("%s: problem without a message: %v", what, m)
-		}
-	}
-	key := func(p problem) string { return p.rule + " " + p.field }
-	sortProblems := func(ps []problem) {
-		sort.Slice(ps, func(i, j int) bool { return key(ps[i]) < key(ps[j]) })
-	}
-	sortProblems(got)
-	sortProblems(want)
-	if !slices.Equal(got, want) {
-		c.t.Errorf("%s: problems = %v, want %v: %v", what, got, want, d["problems"])
-	}
-	errs, _ := d["errors"].(map[string]any)
-	fields := map[string]bool{}
-	for _, p := range want {
-		fields[p.field] = true
-		if msgs, _ := errs[p.field].([]any); len(msgs) == 0 {
-			c.t.Errorf("%s: errors = %v, want %q named", what, errs, p.field)
-		}
-	}
-	if len(errs) != len(fields) {
-		c.t.Errorf("%s: errors name %d fields, want %d: %v", what, len(errs), len(fields), errs)
-	}
-	noun := "problems"
-	if len(want) == 1 {
-		noun = "problem"
-	}
-	if msg := str(d["message"]); !strings.HasPrefix(msg, fmt.Sprintf("%d %s: ", len(want), noun)) || !strings.HasSuffix(msg, ".") {
-		c.t.Errorf("%s: message = %q, want %q...", what, msg, fmt.Sprintf("%d %s: ", len(want), noun))
-	}
+	checkValidationFailed(c.t, what, id, validationOf(c.t, d), want...)
 	return d
 }
 
@@ -292,10 +415,10 @@ func (c *rawClient) lastEvent(id string) (string, map[string]any, int) {
 }
 
 // startValidateService runs serve with a rate limit the many requests of a
-// test do not reach.
-func startValidateService(t *testing.T, dsn string) (*service, *rawClient) {
+// test do not reach, and returns it with the typed client of its demo key.
+func startValidateService(t *testing.T, dsn string) (*service, *client.Client) {
 	svc := startService(t, dsn, "--rate-limit", "100000")
-	return svc, svc.client(t, svc.DemoKey)
+	return svc, svc.api(t, svc.DemoKey)
 }
 
 // TestValidateRealistic builds, through the API, a document of each kind
@@ -304,54 +427,64 @@ func startValidateService(t *testing.T, dsn string) (*service, *rawClient) {
 func TestValidateRealistic(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		_, c := startValidateService(t, dsn)
-		prof := c.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "").data()
-		if prof["isReady"] != true {
-			t.Fatalf("sample profile not ready: %v", prof["readinessErrors"])
+		ctx := t.Context()
+		prof, err := c.Profile.Update(ctx, sampleSupplier(), nil)
+		prof = must(t, prof, err)
+		if !prof.IsReady {
+			t.Fatalf("sample profile not ready: %v", prof.ReadinessErrors)
 		}
-		buyer := c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()
-		seller := c.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()
-		if buyer["isReady"] != true || seller["isReady"] != true {
-			t.Fatalf("sample parties not ready: buyer %v, seller %v", buyer["readinessErrors"], seller["readinessErrors"])
+		buyer, err := c.Buyers.Create(ctx, sampleBuyerParty())
+		buyer = must(t, buyer, err)
+		seller, err := c.Sellers.Create(ctx, sampleSellerParty())
+		seller = must(t, seller, err)
+		if !buyer.IsReady || !seller.IsReady {
+			t.Fatalf("sample parties not ready: buyer %v, seller %v", buyer.ReadinessErrors, seller.ReadinessErrors)
 		}
 		ids := map[string]string{} // serial -> id
 		kinds := map[einvoice.DocumentKind]bool{}
-		for _, r := range realisticSet(str(buyer["id"]), str(seller["id"])) {
+		for _, r := range realisticSet(buyer.ID, seller.ID) {
 			info := kindInfo(t, r.kind)
-			serial := str(r.body["invoiceSerialNumber"])
+			serial := r.doc.InvoiceSerialNumber
 			if info.Note {
 				// The notes' invoice of ours is Valid at the authority by
 				// now (the authority flow does not exist yet).
-				refs := r.body["documentReferences"].([]any)
-				if ref := str(refs[0].(map[string]any)["referenceNumber"]); ids[ref] != "" {
+				if ref := r.doc.References[0].ReferenceNumber; ids[ref] != "" {
 					setStatus(t, dsn, ids[ref], einvoice.StatusValid)
 				}
 			}
-			d := c.do("POST", "/api/v1"+info.Path, r.body).want(t, 201, "").data()
-			id := str(d["id"])
+			d, err := c.Documents.Create(ctx, r.doc)
+			d = must(t, d, err)
+			// Created at the kind's endpoint (info.Path).
+			if d.Type != client.DocumentType(r.kind) || d.TypeCode != info.TypeCode {
+				t.Errorf("%s (%s): created as %s (%s), want %s (%s)", serial, r.sample, d.Type, d.TypeCode, r.kind, info.TypeCode)
+			}
+			id := d.ID
 			ids[serial] = id
 			kinds[r.kind] = true
-			if d["totalPayableAmount"] != r.payable {
-				t.Errorf("%s (%s): totalPayableAmount = %v, want %s", serial, r.sample, d["totalPayableAmount"], r.payable)
+			if d.TotalPayableAmount != client.Decimal(r.payable) {
+				t.Errorf("%s (%s): totalPayableAmount = %v, want %s", serial, r.sample, d.TotalPayableAmount, r.payable)
 			}
-			c.wantPassed(serial+" ("+r.sample+")", id)
-			status, last, n := c.lastEvent(id)
-			if status != "ready" || last["status"] != "ready" || last["note"] != "validation passed" || n != 2 {
-				t.Errorf("%s: status %s, history %d entries ending %v, want ready after validation passed", serial, status, n, last)
+			wantValidationPassed(t, c, serial+" ("+r.sample+")", id)
+			status, last, n := docLastEvent(t, c, id)
+			if status != client.StatusReady || last.Status != client.StatusReady || last.Note != "validation passed" || n != 2 {
+				t.Errorf("%s: status %s, history %d entries ending %+v, want ready after validation passed", serial, status, n, last)
 			}
 			// Validating a ready document again changes nothing.
-			c.wantPassed(serial+" again", id)
-			if _, _, again := c.lastEvent(id); again != n {
+			wantValidationPassed(t, c, serial+" again", id)
+			if _, _, again := docLastEvent(t, c, id); again != n {
 				t.Errorf("%s: validating again added history: %d entries, want %d", serial, again, n)
 			}
 		}
 		if len(kinds) != len(einvoice.Kinds) {
 			t.Errorf("the realistic set covers %d kinds, want %d", len(kinds), len(einvoice.Kinds))
 		}
-		if got := c.do("GET", "/api/v1/invoices?status=ready", nil).want(t, 200, "").Body["meta"].(map[string]any)["total"]; got != float64(9) {
+		ready, err := c.Documents.List(ctx, &client.DocumentListOptions{Status: client.StatusReady})
+		if got := must(t, ready, err).Meta.Total; got != 9 {
 			t.Errorf("ready documents = %v, want 9 (11 less the 2 marked Valid)", got)
 		}
-		if d := c.do("GET", "/api/v1/invoices/"+ids["INV-2025-000103"], nil).data(); d["totalTaxAmountMyr"] != "0.00" {
-			t.Errorf("USD invoice: totalTaxAmountMyr = %v, want 0.00 (exempt)", d["totalTaxAmountMyr"])
+		usd, err := c.Documents.Get(ctx, ids["INV-2025-000103"])
+		if d := must(t, usd, err); d.TotalTaxAmountMyr != "0.00" {
+			t.Errorf("USD invoice: totalTaxAmountMyr = %v, want 0.00 (exempt)", d.TotalTaxAmountMyr)
 		}
 	})
 }
@@ -361,160 +494,193 @@ func TestValidateRealistic(t *testing.T) {
 func TestValidateFailures(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		svc, c := startValidateService(t, dsn)
-		goodBuyer := str(c.do("POST", "/api/v1/buyers", validBuyer("Hebat Group")).want(t, 201, "").data()["id"])
-		s := validBuyer("Supplier Sdn. Bhd.")
-		s["msicCode"], s["businessActivityDescription"] = "46510", "Wholesale"
-		sellerID := str(c.do("POST", "/api/v1/on-behalf-sellers", s).want(t, 201, "").data()["id"])
-		f := &docFixture{svc: svc, c: c, buyerID: goodBuyer, sellerID: sellerID}
-		exempt := func() map[string]any {
-			l := line("100", "E", 0)
-			l["invoiceLineTaxes"].([]any)[0].(map[string]any)["exemptionReason"] = "Exempt New Means of Transport"
+		ctx := t.Context()
+		b, err := c.Buyers.Create(ctx, readyBuyer("Hebat Group"))
+		goodBuyer := must(t, b, err).ID
+		s := readyBuyer("Supplier Sdn. Bhd.")
+		s.MSICCode, s.BusinessActivityDescription = "46510", "Wholesale"
+		s, err = c.Sellers.Create(ctx, s)
+		sellerID := must(t, s, err).ID
+		// widgetLine and invoice are the typed forms of documents_test.go's
+		// line and docFixture.invoice.
+		widgetLine := func(price, taxType, rate string) client.Line {
+			return client.Line{Classifications: []string{"001"}, ProductDescription: "Widget", Quantity: "1", UnitCode: "H87",
+				UnitPrice: client.Decimal(price), Taxes: []client.LineTax{{TaxType: taxType, TaxRate: client.Decimal(rate)}}}
+		}
+		invoice := func(serial string, lines ...client.Line) *client.Document {
+			return &client.Document{BuyerID: goodBuyer, InvoiceSerialNumber: serial, CurrencyCode: "MYR",
+				AutoCalculate: true, Lines: lines, Payment: &client.Payment{PaymentMode: "03", PaymentTerms: "30 days"}}
+		}
+		create := func(d *client.Document) string {
+			t.Helper()
+			d, err := c.Documents.Create(ctx, d)
+			return must(t, d, err).ID
+		}
+		exempt := func() client.Line {
+			l := widgetLine("100", "E", "0")
+			l.Taxes[0].ExemptionReason = "Exempt New Means of Transport"
 			return l
 		}
 
 		// A buyer without a phone can only be a draft: two problems.
-		noPhone := validBuyer("No Phone Sdn. Bhd.")
-		delete(noPhone, "contact")
-		noPhone["isDraft"] = true
-		buyerID := str(c.do("POST", "/api/v1/buyers", noPhone).want(t, 201, "").data()["id"])
-		body := f.invoice("INV-F-1", line("100", "01", 10))
-		body["buyerId"] = buyerID
-		id := str(c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()["id"])
-		d := c.wantFailed("buyer without phone", id,
+		noPhone := readyBuyer("No Phone Sdn. Bhd.")
+		noPhone.Contact = client.Contact{}
+		noPhone.IsDraft = true
+		b, err = c.Buyers.Create(ctx, noPhone)
+		buyerID := must(t, b, err).ID
+		doc := invoice("INV-F-1", widgetLine("100", "01", "10"))
+		doc.BuyerID = buyerID
+		id := create(doc)
+		r := wantValidationFailed(t, c, "buyer without phone", id,
 			problem{"PARTY_NOT_READY", "buyer.contact.phone"}, problem{"PARTY_NOT_READY", "buyer.isDraft"})
-		if msg := str(d["message"]); !strings.Contains(msg, "buyer contact phone is required") {
-			t.Errorf("message = %q, want it to name the buyer's phone", msg)
+		if !strings.Contains(r.Message, "buyer contact phone is required") {
+			t.Errorf("message = %q, want it to name the buyer's phone", r.Message)
 		}
-		if status, _, n := c.lastEvent(id); status != "draft" || n != 1 {
+		if status, _, n := docLastEvent(t, c, id); status != client.StatusDraft || n != 1 {
 			t.Errorf("a failed validation of a draft: status %s, %d history entries, want draft and 1", status, n)
 		}
 		// Complete, but with a malformed phone: one problem.
-		fixed := validBuyer("No Phone Sdn. Bhd.")
-		fixed["contact"].(map[string]any)["phone"] = "03-2345 6789"
-		c.do("PUT", "/api/v1/buyers/"+buyerID, fixed).want(t, 200, "")
-		d = c.wantFailed("buyer with a malformed phone", id, problem{"PARTY_NOT_READY", "buyer.contact.phone"})
-		if msg := str(d["message"]); !strings.HasPrefix(msg, "1 problem: buyer contact phone must be") {
-			t.Errorf("message = %q", msg)
+		fixed := readyBuyer("No Phone Sdn. Bhd.")
+		fixed.Contact.Phone = "03-2345 6789"
+		b, err = c.Buyers.Update(ctx, buyerID, fixed)
+		must(t, b, err)
+		r = wantValidationFailed(t, c, "buyer with a malformed phone", id, problem{"PARTY_NOT_READY", "buyer.contact.phone"})
+		if !strings.HasPrefix(r.Message, "1 problem: buyer contact phone must be") {
+			t.Errorf("message = %q", r.Message)
 		}
 		// Fixed: ready.
-		fixed["contact"].(map[string]any)["phone"] = "+60323456789"
-		c.do("PUT", "/api/v1/buyers/"+buyerID, fixed).want(t, 200, "")
-		c.wantPassed("buyer fixed", id)
+		fixed.Contact.Phone = "+60323456789"
+		b, err = c.Buyers.Update(ctx, buyerID, fixed)
+		must(t, b, err)
+		wantValidationPassed(t, c, "buyer fixed", id)
 		// An edit returns a ready document to draft.
-		got := c.do("PUT", "/api/v1/invoices/"+id, body).want(t, 200, "").data()
-		if h := got["history"].([]any); got["status"] != "draft" || h[len(h)-1].(map[string]any)["note"] != "edited while ready" {
-			t.Errorf("edit of a ready document: status %v, history %v", got["status"], h)
+		got, err := c.Documents.Update(ctx, id, doc)
+		got = must(t, got, err)
+		if h := got.History; got.Status != client.StatusDraft || len(h) == 0 || h[len(h)-1].Note != "edited while ready" {
+			t.Errorf("edit of a ready document: status %v, history %+v", got.Status, h)
 		}
-		c.wantPassed("validated again", id)
+		wantValidationPassed(t, c, "validated again", id)
 		// A ready document that no longer passes returns to draft.
-		c.do("PUT", "/api/v1/buyers/"+buyerID, noPhone).want(t, 200, "")
-		c.wantFailed("ready, then its buyer changed", id,
+		b, err = c.Buyers.Update(ctx, buyerID, noPhone)
+		must(t, b, err)
+		wantValidationFailed(t, c, "ready, then its buyer changed", id,
 			problem{"PARTY_NOT_READY", "buyer.contact.phone"}, problem{"PARTY_NOT_READY", "buyer.isDraft"})
-		if status, last, _ := c.lastEvent(id); status != "draft" || last["status"] != "draft" ||
-			str(last["note"]) != "validation failed: 2 problems" {
-			t.Errorf("failed validation of a ready document: status %s, last event %v", status, last)
+		if status, last, _ := docLastEvent(t, c, id); status != client.StatusDraft || last.Status != client.StatusDraft ||
+			last.Note != "validation failed: 2 problems" {
+			t.Errorf("failed validation of a ready document: status %s, last event %+v", status, last)
 		}
 
 		// Statuses that cannot be validated; Invalid can.
-		doc := str(c.do("POST", "/api/v1/invoices", f.invoice("INV-F-2", line("100", "01", 10))).want(t, 201, "").data()["id"])
+		other := create(invoice("INV-F-2", widgetLine("100", "01", "10")))
 		for _, st := range []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted, einvoice.StatusValid, einvoice.StatusCancelled} {
-			setStatus(t, dsn, doc, st)
-			c.do("POST", "/api/v1/documents/"+doc+"/validate", nil).want(t, 409, "DOCUMENT_NOT_DRAFT")
-			if status, _, _ := c.lastEvent(doc); status != string(st) {
+			setStatus(t, dsn, other, st)
+			_, err := c.Documents.Validate(ctx, other)
+			wantErr(t, err, 409, client.CodeDocumentNotDraft)
+			if status, _, _ := docLastEvent(t, c, other); string(status) != string(st) {
 				t.Errorf("validate changed a %s document to %s", st, status)
 			}
 		}
-		setStatus(t, dsn, doc, einvoice.StatusInvalid)
-		c.wantPassed("an Invalid document", doc)
+		setStatus(t, dsn, other, einvoice.StatusInvalid)
+		wantValidationPassed(t, c, "an Invalid document", other)
 
 		// Unknown and malformed ids, keys.
-		c.do("POST", "/api/v1/documents/"+newID()+"/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
-		c.do("POST", "/api/v1/documents/nope/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
+		_, err = c.Documents.Validate(ctx, newID())
+		wantErr(t, err, 404, client.CodeDocumentNotFound)
+		_, err = c.Documents.Validate(ctx, "nope")
+		wantErr(t, err, 404, client.CodeDocumentNotFound)
 		_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")
 		tenantID := strings.Fields(strings.Split(tenants, "\n")[1])[0]
 		_, roKey, _ := servetest.Run(t, dsn, "key", "create", "--tenant", tenantID, "--read-only")
-		draft := str(c.do("POST", "/api/v1/invoices", f.invoice("INV-F-3", line("100", "01", 10))).want(t, 201, "").data()["id"])
-		svc.client(t, strings.TrimSpace(roKey)).do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 403, "FORBIDDEN")
-		svc.client(t, "").do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 401, "UNAUTHORIZED")
-		if status, _, n := c.lastEvent(draft); status != "draft" || n != 1 {
+		draft := create(invoice("INV-F-3", widgetLine("100", "01", "10")))
+		_, err = svc.api(t, strings.TrimSpace(roKey)).Documents.Validate(ctx, draft)
+		wantErr(t, err, 403, client.CodeForbidden)
+		_, err = svc.api(t, "").Documents.Validate(ctx, draft)
+		wantErr(t, err, 401, client.CodeUnauthorized)
+		if status, _, n := docLastEvent(t, c, draft); status != client.StatusDraft || n != 1 {
 			t.Errorf("refused validations changed the document: %s, %d history entries", status, n)
 		}
 		// Another tenant's document is unknown.
 		_, tenantB, _ := servetest.Run(t, dsn, "tenant", "create", "--name", "Other Sdn. Bhd.", "--tin", "C1234567890")
 		_, keyB, _ := servetest.Run(t, dsn, "key", "create", "--tenant", strings.TrimSpace(tenantB))
-		svc.client(t, strings.TrimSpace(keyB)).do("POST", "/api/v1/documents/"+draft+"/validate", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
+		_, err = svc.api(t, strings.TrimSpace(keyB)).Documents.Validate(ctx, draft)
+		wantErr(t, err, 404, client.CodeDocumentNotFound)
 
 		// References of notes.
-		ourInvoice := str(c.do("POST", "/api/v1/invoices", f.invoice("INV-F-4", line("100", "01", 10))).want(t, 201, "").data()["id"])
-		note := func(path, serial, refNumber, refUUID string, pre bool) string {
-			b := f.invoice(serial, exempt())
-			if strings.HasPrefix(path, "/self-billed") {
-				delete(b, "buyerId")
-				b["onBehalfSellerId"] = sellerID
+		ourInvoice := create(invoice("INV-F-4", widgetLine("100", "01", "10")))
+		note := func(kind client.DocumentType, serial, refNumber, refUUID string, pre bool) string {
+			t.Helper()
+			d := invoice(serial, exempt())
+			d.Type = kind
+			if strings.HasPrefix(string(kind), "self_billed") {
+				d.BuyerID, d.OnBehalfSellerID = "", sellerID
 			}
-			b["documentReferences"] = []any{map[string]any{"referenceNumber": refNumber, "uuid": refUUID}}
-			b["isPreEinvoicing"] = pre
-			return str(c.do("POST", "/api/v1"+path, b).want(t, 201, "").data()["id"])
+			d.References = []client.DocumentReference{{ReferenceNumber: refNumber, UUID: refUUID}}
+			d.IsPreEinvoicing = pre
+			return create(d)
 		}
-		cn := note("/credit-notes", "CN-F-1", "INV-F-4", invoiceUUID, false)
-		d = c.wantFailed("note on our draft invoice", cn, problem{"REFERENCE_NOT_VALID", "documentReferences.0.referenceNumber"})
-		if msg := str(d["message"]); !strings.Contains(msg, "INV-F-4, which is draft, not Valid") {
-			t.Errorf("message = %q", msg)
+		cn := note(client.TypeCreditNote, "CN-F-1", "INV-F-4", invoiceUUID, false)
+		r = wantValidationFailed(t, c, "note on our draft invoice", cn, problem{"REFERENCE_NOT_VALID", "documentReferences.0.referenceNumber"})
+		if !strings.Contains(r.Message, "INV-F-4, which is draft, not Valid") {
+			t.Errorf("message = %q", r.Message)
 		}
 		setStatus(t, dsn, ourInvoice, einvoice.StatusValid)
-		c.wantPassed("note on our Valid invoice", cn)
-		c.wantFailed("self-billed note on an invoice", note("/self-billed-credit-notes", "SBC-F-1", "INV-F-4", invoiceUUID, false),
+		wantValidationPassed(t, c, "note on our Valid invoice", cn)
+		wantValidationFailed(t, c, "self-billed note on an invoice", note(client.TypeSelfBilledCreditNote, "SBC-F-1", "INV-F-4", invoiceUUID, false),
 			problem{"REFERENCE_WRONG_FAMILY", "documentReferences.0.referenceNumber"})
-		c.wantFailed("NA without isPreEinvoicing", note("/debit-notes", "DN-F-1", "NA", "NA", false),
+		wantValidationFailed(t, c, "NA without isPreEinvoicing", note(client.TypeDebitNote, "DN-F-1", "NA", "NA", false),
 			problem{"REFERENCE_NA_NOT_ALLOWED", "documentReferences.0"})
-		c.wantPassed("NA with isPreEinvoicing", note("/debit-notes", "DN-F-2", "NA", "NA", true))
-		c.wantFailed("short uuid", note("/refund-notes", "RN-F-1", "INV-F-4", "F9D425P6DS7D8IU", false),
+		wantValidationPassed(t, c, "NA with isPreEinvoicing", note(client.TypeDebitNote, "DN-F-2", "NA", "NA", true))
+		wantValidationFailed(t, c, "short uuid", note(client.TypeRefundNote, "RN-F-1", "INV-F-4", "F9D425P6DS7D8IU", false),
 			problem{"REFERENCE_UUID_FORMAT", "documentReferences.0.uuid"})
-		c.wantPassed("a reference to a document not ours", note("/refund-notes", "RN-F-2", "EXT-0099", invoiceUUID, false))
+		wantValidationPassed(t, c, "a reference to a document not ours", note(client.TypeRefundNote, "RN-F-2", "EXT-0099", invoiceUUID, false))
 
 		// Document rules.
+		issuedAt := func(d time.Duration) *time.Time {
+			at := time.Now().Add(d).Truncate(time.Second) // as RFC 3339, to the second
+			return &at
+		}
 		cases := []struct {
 			name string
-			edit func(b map[string]any)
+			edit func(d *client.Document)
 			want []problem
 		}{
-			{"USD without exchange rate", func(b map[string]any) { b["currencyCode"] = "USD" },
+			{"USD without exchange rate", func(d *client.Document) { d.CurrencyCode = "USD" },
 				[]problem{{"EXCHANGE_RATE_REQUIRED", "exchangeRate"}}},
-			{"MYR with an exchange rate", func(b map[string]any) { b["exchangeRate"] = 4.72 },
+			{"MYR with an exchange rate", func(d *client.Document) { d.ExchangeRate = "4.72" },
 				[]problem{{"EXCHANGE_RATE_INVALID", "exchangeRate"}}},
-			{"exempt without reason", func(b map[string]any) { b["invoiceLines"] = []any{line("100", "E", 0)} },
+			{"exempt without reason", func(d *client.Document) { d.Lines = []client.Line{widgetLine("100", "E", "0")} },
 				[]problem{{"EXEMPTION_REASON_REQUIRED", "invoiceLines.0.invoiceLineTaxes.0.exemptionReason"}}},
-			{"issued 4 days ago", func(b map[string]any) { b["erpIssuedAt"] = time.Now().Add(-96 * time.Hour).Format(time.RFC3339) },
+			{"issued 4 days ago", func(d *client.Document) { d.ErpIssuedAt = issuedAt(-96 * time.Hour) },
 				[]problem{{"ISSUE_TIME_TOO_OLD", "erpIssuedAt"}}},
-			{"issued tomorrow", func(b map[string]any) { b["erpIssuedAt"] = time.Now().Add(24 * time.Hour).Format(time.RFC3339) },
+			{"issued tomorrow", func(d *client.Document) { d.ErpIssuedAt = issuedAt(24 * time.Hour) },
 				[]problem{{"ISSUE_TIME_FUTURE", "erpIssuedAt"}}},
-			{"an invoice with references", func(b map[string]any) {
-				b["documentReferences"] = []any{map[string]any{"referenceNumber": "INV-F-4", "uuid": invoiceUUID}}
+			{"an invoice with references", func(d *client.Document) {
+				d.References = []client.DocumentReference{{ReferenceNumber: "INV-F-4", UUID: invoiceUUID}}
 			}, []problem{{"REFERENCES_NOT_ALLOWED", "documentReferences"}}},
-			{"a line without classification", func(b map[string]any) {
-				l := line("100", "01", 10)
-				delete(l, "classifications")
-				b["invoiceLines"] = []any{l}
+			{"a line without classification", func(d *client.Document) {
+				l := widgetLine("100", "01", "10")
+				l.Classifications = nil
+				d.Lines = []client.Line{l}
 			}, []problem{{"REQUIRED", "invoiceLines.0.classifications"}}},
 		}
 		for i, tc := range cases {
-			b := f.invoice(fmt.Sprintf("INV-R-%d", i), line("100", "01", 10))
-			tc.edit(b)
-			c.wantFailed(tc.name, str(c.do("POST", "/api/v1/invoices", b).want(t, 201, "").data()["id"]), tc.want...)
+			d := invoice(fmt.Sprintf("INV-R-%d", i), widgetLine("100", "01", "10"))
+			tc.edit(d)
+			wantValidationFailed(t, c, tc.name, create(d), tc.want...)
 		}
 
 		// The tenant's profile is the supplier, or the buyer of self-billed kinds.
-		inv := str(c.do("POST", "/api/v1/invoices", f.invoice("INV-P-1", line("100", "01", 10))).want(t, 201, "").data()["id"])
-		sb := f.invoice("SBI-P-1", line("100", "01", 10))
-		delete(sb, "buyerId")
-		sb["onBehalfSellerId"] = sellerID
-		sbID := str(c.do("POST", "/api/v1/self-billed-invoices", sb).want(t, 201, "").data()["id"])
-		prof := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
-		prof["contact"] = map[string]any{"email": "billing@demo-trading.example"}
-		delete(prof, "authority")
-		c.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
-		c.wantFailed("profile without phone", inv, problem{"PROFILE_INCOMPLETE", "supplier.contact.phone"})
-		c.wantFailed("profile without phone, self-billed", sbID, problem{"PROFILE_INCOMPLETE", "buyer.contact.phone"})
+		inv := create(invoice("INV-P-1", widgetLine("100", "01", "10")))
+		sb := invoice("SBI-P-1", widgetLine("100", "01", "10"))
+		sb.Type, sb.BuyerID, sb.OnBehalfSellerID = client.TypeSelfBilledInvoice, "", sellerID
+		sbID := create(sb)
+		prof, err := c.Profile.Get(ctx)
+		prof = must(t, prof, err)
+		prof.Contact = client.Contact{Email: "billing@demo-trading.example"}
+		prof, err = c.Profile.Update(ctx, prof, nil)
+		must(t, prof, err)
+		wantValidationFailed(t, c, "profile without phone", inv, problem{"PROFILE_INCOMPLETE", "supplier.contact.phone"})
+		wantValidationFailed(t, c, "profile without phone, self-billed", sbID, problem{"PROFILE_INCOMPLETE", "buyer.contact.phone"})
 	})
 }
 
@@ -604,7 +770,12 @@ func percent(s string) string {
 // billing period, delivery recipient, references, and the parties.
 func TestValidateSamplesModelled(t *testing.T) {
 	dir := sharedDir(t)
-	profile, buyer, seller := sampleProfile(), sampleBuyer(), sampleSeller()
+	// The tenant as a party: the fields the samples' supplier has.
+	sp := sampleSupplier()
+	profile := &client.Party{Name: sp.Name, SSTRegistrationNumber: sp.SSTRegistrationNumber,
+		TourismTaxRegistrationNumber: sp.TourismTaxRegistrationNumber, MSICCode: sp.MSICCode,
+		BusinessActivityDescription: sp.BusinessActivityDescription, Address: sp.Address, Contact: sp.Contact}
+	buyer, seller := sampleBuyerParty(), sampleSellerParty()
 	for _, r := range realisticSet("buyer", "seller") {
 		t.Run(r.sample, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, r.sample))
@@ -620,7 +791,7 @@ func TestValidateSamplesModelled(t *testing.T) {
 				t.Fatalf("%s: no Invoice", r.sample)
 			}
 			info := kindInfo(t, r.kind)
-			b := r.body
+			b := r.doc
 			same := func(what string, got any, want string) {
 				t.Helper()
 				if g := str(got); g != want && !(g == "<nil>" && want == "") {
@@ -634,80 +805,83 @@ func TestValidateSamplesModelled(t *testing.T) {
 				}
 			}
 			same("type code", info.TypeCode, ublText(doc, "InvoiceTypeCode"))
-			same("currency", b["currencyCode"], ublText(doc, "DocumentCurrencyCode"))
-			sameNum("exchange rate", b["exchangeRate"], ublText(doc, "TaxExchangeRate", "CalculationRate"))
+			same("currency", b.CurrencyCode, ublText(doc, "DocumentCurrencyCode"))
+			sameNum("exchange rate", b.ExchangeRate, ublText(doc, "TaxExchangeRate", "CalculationRate"))
 
 			// Document-level allowance (discount) and charge (fee).
 			for _, ac := range ublAll(doc, "AllowanceCharge") {
 				amount, reason := ublText(ac, "Amount"), ublText(ac, "AllowanceChargeReason")
 				if ublText(ac, "ChargeIndicator") == "true" {
-					sameNum("invoiceFeeAmount", b["invoiceFeeAmount"], amount)
-					same("invoiceFeeDescription", b["invoiceFeeDescription"], reason)
+					sameNum("invoiceFeeAmount", b.InvoiceFeeAmount, amount)
+					same("invoiceFeeDescription", b.InvoiceFeeDescription, reason)
 				} else {
-					sameNum("invoiceDiscountAmount", b["invoiceDiscountAmount"], amount)
-					same("invoiceDiscountDescription", b["invoiceDiscountDescription"], reason)
+					sameNum("invoiceDiscountAmount", b.InvoiceDiscountAmount, amount)
+					same("invoiceDiscountDescription", b.InvoiceDiscountDescription, reason)
 				}
 			}
 
 			// Payment.
-			pay, _ := b["payment"].(map[string]any)
+			pay := b.Payment
 			if (ubl(doc, "PaymentMeans") != nil) != (pay != nil) {
-				t.Errorf("payment: ours %v, the sample has PaymentMeans: %v", pay, ubl(doc, "PaymentMeans") != nil)
+				t.Errorf("payment: ours %+v, the sample has PaymentMeans: %v", pay, ubl(doc, "PaymentMeans") != nil)
 			}
 			if pay != nil {
-				same("paymentMode", pay["paymentMode"], ublText(doc, "PaymentMeans", "PaymentMeansCode"))
-				same("supplierBankAccountNumber", pay["supplierBankAccountNumber"], ublText(doc, "PaymentMeans", "PayeeFinancialAccount", "ID"))
-				same("paymentTerms", pay["paymentTerms"], ublText(doc, "PaymentTerms", "Note"))
-				sameNum("prepaymentAmount", pay["prepaymentAmount"], ublText(doc, "PrepaidPayment", "PaidAmount"))
-				same("prepaymentDate", pay["prepaymentDate"], ublText(doc, "PrepaidPayment", "PaidDate"))
-				same("prepaymentReferenceNumber", pay["prepaymentReferenceNumber"], ublText(doc, "PrepaidPayment", "ID"))
+				same("paymentMode", pay.PaymentMode, ublText(doc, "PaymentMeans", "PaymentMeansCode"))
+				same("supplierBankAccountNumber", pay.SupplierBankAccountNumber, ublText(doc, "PaymentMeans", "PayeeFinancialAccount", "ID"))
+				same("paymentTerms", pay.PaymentTerms, ublText(doc, "PaymentTerms", "Note"))
+				sameNum("prepaymentAmount", pay.PrepaymentAmount, ublText(doc, "PrepaidPayment", "PaidAmount"))
+				same("prepaymentDate", pay.PrepaymentDate, ublText(doc, "PrepaidPayment", "PaidDate"))
+				same("prepaymentReferenceNumber", pay.PrepaymentReferenceNumber, ublText(doc, "PrepaidPayment", "ID"))
 			}
 
 			// Billing period.
-			period, _ := b["invoicePeriod"].(map[string]any)
+			period := b.InvoicePeriod
 			if (ubl(doc, "InvoicePeriod") != nil) != (period != nil) {
-				t.Errorf("invoicePeriod: ours %v, the sample has one: %v", period, ubl(doc, "InvoicePeriod") != nil)
+				t.Errorf("invoicePeriod: ours %+v, the sample has one: %v", period, ubl(doc, "InvoicePeriod") != nil)
 			}
 			if period != nil {
-				same("billingPeriodStartDate", period["billingPeriodStartDate"], ublText(doc, "InvoicePeriod", "StartDate"))
-				same("billingPeriodEndDate", period["billingPeriodEndDate"], ublText(doc, "InvoicePeriod", "EndDate"))
-				same("frequencyOfBilling", period["frequencyOfBilling"], ublText(doc, "InvoicePeriod", "Description"))
+				same("billingPeriodStartDate", period.BillingPeriodStartDate, ublText(doc, "InvoicePeriod", "StartDate"))
+				same("billingPeriodEndDate", period.BillingPeriodEndDate, ublText(doc, "InvoicePeriod", "EndDate"))
+				same("frequencyOfBilling", period.FrequencyOfBilling, ublText(doc, "InvoicePeriod", "Description"))
 			}
 
 			// Delivery recipient.
-			delivery, _ := b["delivery"].(map[string]any)
-			same("delivery recipientName", delivery["recipientName"], ublText(doc, "Delivery", "DeliveryParty", "PartyLegalEntity", "RegistrationName"))
+			var recipient string
+			if b.Delivery != nil {
+				recipient = b.Delivery.RecipientName
+			}
+			same("delivery recipientName", recipient, ublText(doc, "Delivery", "DeliveryParty", "PartyLegalEntity", "RegistrationName"))
 
 			// References: the notes, and only they, refer to an invoice.
 			refersToInvoice := false
 			for _, br := range ublAll(doc, "BillingReference") {
 				refersToInvoice = refersToInvoice || ubl(br, "InvoiceDocumentReference") != nil
 			}
-			if refersToInvoice != info.Note || (b["documentReferences"] != nil) != info.Note {
-				t.Errorf("references: the sample refers to an invoice: %v; ours %v", refersToInvoice, b["documentReferences"])
+			if refersToInvoice != info.Note || (b.References != nil) != info.Note {
+				t.Errorf("references: the sample refers to an invoice: %v; ours %+v", refersToInvoice, b.References)
 			}
 
 			// Lines.
-			lines := b["invoiceLines"].([]any)
+			lines := b.Lines
 			sampleLines := ublAll(doc, "InvoiceLine")
 			if len(lines) != len(sampleLines) {
 				t.Fatalf("%d lines, the sample %d", len(lines), len(sampleLines))
 			}
 			for i, sl := range sampleLines {
-				l := lines[i].(map[string]any)
+				l := lines[i]
 				p := fmt.Sprintf("line %d ", i+1)
-				same(p+"description", l["productDescription"], ublText(sl, "Item", "Description"))
-				sameNum(p+"quantity", l["quantity"], ublText(sl, "InvoicedQuantity"))
-				same(p+"unit", l["unitCode"], str(ubl(sl, "InvoicedQuantity")["unitCode"]))
-				sameNum(p+"price", l["unitPrice"], ublText(sl, "Price", "PriceAmount"))
+				same(p+"description", l.ProductDescription, ublText(sl, "Item", "Description"))
+				sameNum(p+"quantity", l.Quantity, ublText(sl, "InvoicedQuantity"))
+				same(p+"unit", l.UnitCode, str(ubl(sl, "InvoicedQuantity")["unitCode"]))
+				sameNum(p+"price", l.UnitPrice, ublText(sl, "Price", "PriceAmount"))
 				for _, ac := range ublAll(sl, "AllowanceCharge") {
 					rate, reason := percent(ublText(ac, "MultiplierFactorNumeric")), ublText(ac, "AllowanceChargeReason")
 					if ublText(ac, "ChargeIndicator") == "true" {
-						sameNum(p+"feeOrChargeRate", l["feeOrChargeRate"], rate)
-						same(p+"feeOrChargeDescription", l["feeOrChargeDescription"], reason)
+						sameNum(p+"feeOrChargeRate", l.FeeOrChargeRate, rate)
+						same(p+"feeOrChargeDescription", l.FeeOrChargeDescription, reason)
 					} else {
-						sameNum(p+"discountRate", l["discountRate"], rate)
-						same(p+"discountDescription", l["discountDescription"], reason)
+						sameNum(p+"discountRate", l.DiscountRate, rate)
+						same(p+"discountDescription", l.DiscountDescription, reason)
 					}
 				}
 				// The sample's tax entries as ours: a per-unit amount is
@@ -727,11 +901,10 @@ func TestValidateSamplesModelled(t *testing.T) {
 					}
 				}
 				var got []string
-				for _, tx := range l["invoiceLineTaxes"].([]any) {
-					m := tx.(map[string]any)
-					g := str(m["taxType"]) + " " + decimal.RequireFromString(str(m["taxRate"])).String()
-					if m["exemptionReason"] != nil {
-						g += " " + str(m["exemptionReason"])
+				for _, tx := range l.Taxes {
+					g := tx.TaxType + " " + decimal.RequireFromString(tx.TaxRate.String()).String()
+					if tx.ExemptionReason != "" {
+						g += " " + tx.ExemptionReason
 					}
 					got = append(got, g)
 				}
@@ -743,31 +916,30 @@ func TestValidateSamplesModelled(t *testing.T) {
 			// Parties: the tenant is the supplier of invoices and notes; the
 			// on-behalf seller the supplier of self-billed kinds (where the
 			// tenant is the buyer, whose details are not the sample's).
-			party := func(role string, sp map[string]any, ours map[string]any, msic bool) {
+			party := func(role string, sp map[string]any, ours *client.Party, msic bool) {
 				t.Helper()
-				same(role+" name", ours["name"], ublText(sp, "PartyLegalEntity", "RegistrationName"))
-				contact := ours["contact"].(map[string]any)
-				same(role+" phone", contact["phone"], ublText(sp, "Contact", "Telephone"))
-				same(role+" email", contact["email"], ublText(sp, "Contact", "ElectronicMail"))
-				addr := ours["address"].(map[string]any)
+				same(role+" name", ours.Name, ublText(sp, "PartyLegalEntity", "RegistrationName"))
+				same(role+" phone", ours.Contact.Phone, ublText(sp, "Contact", "Telephone"))
+				same(role+" email", ours.Contact.Email, ublText(sp, "Contact", "ElectronicMail"))
+				addr := ours.Address
 				var lines []string
 				for _, al := range ublAll(ubl(sp, "PostalAddress"), "AddressLine") {
 					lines = append(lines, ublText(al, "Line"))
 				}
-				same(role+" address", strings.Join([]string{str(addr["line1"]), str(addr["line2"]), str(addr["line3"])}, ", "), strings.Join(lines, ", "))
-				same(role+" city", addr["city"], ublText(sp, "PostalAddress", "CityName"))
-				same(role+" postcode", addr["postCode"], ublText(sp, "PostalAddress", "PostalZone"))
-				same(role+" country", addr["countryCode"], ublText(sp, "PostalAddress", "Country", "IdentificationCode"))
+				same(role+" address", strings.Join([]string{addr.Line1, addr.Line2, addr.Line3}, ", "), strings.Join(lines, ", "))
+				same(role+" city", addr.City, ublText(sp, "PostalAddress", "CityName"))
+				same(role+" postcode", addr.PostCode, ublText(sp, "PostalAddress", "PostalZone"))
+				same(role+" country", addr.CountryCode, ublText(sp, "PostalAddress", "Country", "IdentificationCode"))
 				ids := map[string]string{}
 				for _, pi := range ublAll(sp, "PartyIdentification") {
 					id := ubl(pi, "ID")
 					ids[str(id["schemeID"])] = str(id["_"])
 				}
-				same(role+" SST", ours["sstRegistrationNumber"], ids["SST"])
+				same(role+" SST", ours.SSTRegistrationNumber, ids["SST"])
 				if msic {
-					same(role+" MSIC", ours["msicCode"], ublText(sp, "IndustryClassificationCode"))
-					same(role+" activity", ours["businessActivityDescription"], str(ubl(sp, "IndustryClassificationCode")["name"]))
-					same(role+" TTX", ours["tourismTaxRegistrationNumber"], ids["TTX"])
+					same(role+" MSIC", ours.MSICCode, ublText(sp, "IndustryClassificationCode"))
+					same(role+" activity", ours.BusinessActivityDescription, str(ubl(sp, "IndustryClassificationCode")["name"]))
+					same(role+" TTX", ours.TourismTaxRegistrationNumber, ids["TTX"])
 				}
 			}
 			supplier, customer := ubl(doc, "AccountingSupplierParty", "Party"), ubl(doc, "AccountingCustomerParty", "Party")
