@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
@@ -21,12 +23,13 @@ import (
 // Every document still ends Valid, and the sandbox received each once.
 func TestSubmitThroughFaults(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn, "--submit-wait", "1s", "--workers", "4")
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		svc, c := startLifecycleAPI(t, dsn, "--submit-wait", "1s", "--workers", "4")
+		b, err := c.Buyers.Create(t.Context(), partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
 		var ids, serials []string
 		for i := range 24 {
 			serial := fmt.Sprintf("INV-FAULT-%02d", i)
-			ids, serials = append(ids, c.readyInvoice(serial, buyer)), append(serials, serial)
+			ids, serials = append(ids, readyInvoiceDoc(t, c, serial, buyer)), append(serials, serial)
 		}
 		for _, f := range []map[string]any{
 			{"endpoint": "submit", "kind": "fail", "share": 0.2},
@@ -44,12 +47,22 @@ func TestSubmitThroughFaults(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, id := range ids {
 			wg.Go(func() {
-				r := c.do("POST", "/api/v1/documents/"+id+"/submit", nil)
+				sub, err := c.Documents.Submit(t.Context(), id)
+				status := 200
+				var e *client.Error
+				switch {
+				case err == nil && sub.Pending:
+					status = 202
+				case errors.As(err, &e):
+					status = e.StatusCode
+				case err != nil:
+					status = 0 // not answered
+				}
 				mu.Lock()
-				codes[r.Status]++
+				codes[status]++
 				mu.Unlock()
-				if r.Status != 200 && r.Status != 202 {
-					t.Errorf("submit through faults: %d %s", r.Status, r.Raw)
+				if err != nil { // anything but 200 or 202
+					t.Errorf("submit through faults: %v", err)
 				}
 			})
 		}
@@ -57,7 +70,7 @@ func TestSubmitThroughFaults(t *testing.T) {
 		t.Logf("submit answers: %v", codes)
 		svc.clearFaults(t) // the tail: let the retries through
 		for _, id := range ids {
-			c.waitStatus(id, "Valid", 90*time.Second)
+			waitStatusTyped(t, c, id, client.StatusValid, 90*time.Second)
 		}
 		svc.sandboxStats(t).sentOnce(t, serials...)
 	})
@@ -89,34 +102,40 @@ func recordOnly(t *testing.T, dsn, tenantID, id string) {
 // After a restart each document is sent exactly once.
 func TestSubmitAfterCrash(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn, "--workers", "0", "--submit-wait", "1s")
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		recorded := c.readyInvoice("INV-CRASH-1", buyer)
-		sent := c.readyInvoice("INV-CRASH-2", buyer)
-		tenantID := str(c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()["id"])
+		ctx := t.Context()
+		svc, c := startLifecycleAPI(t, dsn, "--workers", "0", "--submit-wait", "1s")
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
+		recorded := readyInvoiceDoc(t, c, "INV-CRASH-1", buyer)
+		sent := readyInvoiceDoc(t, c, "INV-CRASH-2", buyer)
+		prof, err := c.Profile.Get(ctx)
+		tenantID := must(t, prof, err).ID
 
 		// Sent, but the answer never comes (the connection drops after the
 		// sandbox has taken the document in): 202, outcome unknown.
 		svc.fault(t, map[string]any{"endpoint": "submit", "kind": "drop", "count": 1})
-		r := c.do("POST", "/api/v1/documents/"+sent+"/submit", nil).want(t, 202, "")
-		if r.data()["status"] != "submitting" {
-			t.Errorf("unanswered submit: %v", r.data())
+		sub, err := c.Documents.Submit(ctx, sent)
+		if !must(t, sub, err).Pending || sub.Status != client.StatusSubmitting {
+			t.Errorf("unanswered submit: %+v, want 202 pending and submitting", sub)
 		}
-		c.do("POST", "/api/v1/documents/"+sent+"/submit", nil).want(t, 202, "") // a repeat answers the same
+		sub, err = c.Documents.Submit(ctx, sent) // a repeat answers the same
+		if !must(t, sub, err).Pending {
+			t.Errorf("repeated submit: %+v, want 202 pending", sub)
+		}
 		svc.Stop(t)
 
 		recordOnly(t, dsn, tenantID, recorded)
 
 		// The restarted service's workers settle both.
 		svc2 := startService(t, dsn, "--rate-limit", "100000", "--sandbox-delay", "0", "--sandbox-faults", "--submit-wait", "1s")
-		c2 := svc2.client(t, c.key)
+		c2 := svc2.api(t, svc.DemoKey)
 		for _, id := range []string{recorded, sent} {
-			c2.waitStatus(id, "Valid", 60*time.Second)
+			waitStatusTyped(t, c2, id, client.StatusValid, 60*time.Second)
 		}
 		svc2.sandboxStats(t).sentOnce(t, "INV-CRASH-1", "INV-CRASH-2")
-		doc := c2.do("GET", "/api/v1/invoices/"+sent, nil).want(t, 200, "").data()
-		if !strings.Contains(fmt.Sprint(doc["history"]), "accepted by the authority") {
-			t.Errorf("history of the settled document: %v", doc["history"])
+		doc, err := c2.Documents.Get(ctx, sent)
+		if !strings.Contains(fmt.Sprint(must(t, doc, err).History), "accepted by the authority") {
+			t.Errorf("history of the settled document: %+v", doc.History)
 		}
 	})
 }
@@ -125,41 +144,54 @@ func TestSubmitAfterCrash(t *testing.T) {
 // validation, not after; the reason is required.
 func TestCancel(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
 		clk := &testclock.Clock{}
 		svc := startServiceAt(t, dsn, clk.Now, "--rate-limit", "100000", "--sandbox-delay", "0")
-		c := svc.client(t, svc.DemoKey)
-		c.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "")
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		c := svc.api(t, svc.DemoKey)
+		p, err := c.Profile.Update(ctx, profileOf(t, sampleProfile()), nil)
+		must(t, p, err)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
 
-		inside := c.readyInvoice("INV-CANCEL-1", buyer)
-		c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": "wrong buyer"}).want(t, 409, "DOCUMENT_NOT_VALID")
-		c.do("POST", "/api/v1/documents/"+inside+"/submit", nil).want(t, 200, "")
-		c.waitStatus(inside, "Valid", 20*time.Second)
-		c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": ""}).want(t, 422, "VALIDATION_FAILED")
+		inside := readyInvoiceDoc(t, c, "INV-CANCEL-1", buyer)
+		_, err = c.Documents.Cancel(ctx, inside, "wrong buyer")
+		wantErr(t, err, 409, client.CodeDocumentNotValid)
+		sub, err := c.Documents.Submit(ctx, inside)
+		want200(t, must(t, sub, err))
+		waitStatusTyped(t, c, inside, client.StatusValid, 20*time.Second)
+		_, err = c.Documents.Cancel(ctx, inside, "")
+		wantErr(t, err, 422, client.CodeValidationFailed)
 		clk.Advance(71 * time.Hour)
-		d := c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": "wrong buyer"}).want(t, 200, "").data()
-		if d["status"] != "Cancelled" {
-			t.Errorf("cancel: %v", d)
+		d, err := c.Documents.Cancel(ctx, inside, "wrong buyer")
+		if must(t, d, err).Status != client.StatusCancelled {
+			t.Errorf("cancel: %+v", d)
 		}
-		c.do("POST", "/api/v1/documents/"+inside+"/cancel", map[string]any{"reason": "again"}).want(t, 409, "DOCUMENT_NOT_VALID")
-		if st := c.do("GET", "/api/v1/documents/"+inside+"/status", nil).want(t, 200, "").data(); st["status"] != "Cancelled" {
-			t.Errorf("status after cancel: %v", st)
+		_, err = c.Documents.Cancel(ctx, inside, "again")
+		wantErr(t, err, 409, client.CodeDocumentNotValid)
+		st, err := c.Documents.Status(ctx, inside)
+		if must(t, st, err).Status != client.StatusCancelled {
+			t.Errorf("status after cancel: %+v", st)
 		}
-		c.do("GET", "/api/v1/documents/"+inside+"/qr", nil).want(t, 409, "DOCUMENT_NOT_VALID")
+		_, err = c.Documents.QR(ctx, inside, 0)
+		wantErr(t, err, 409, client.CodeDocumentNotValid)
 		if _, err := exec.LookPath("pdftotext"); err == nil {
-			text := pdfText(t, c.do("GET", "/api/v1/documents/"+inside+"/pdf", nil).want(t, 200, "").Raw)
+			pdf, err := c.Documents.PDF(ctx, inside)
+			text := pdfText(t, must(t, pdf, err))
 			if !strings.Contains(text, "CANCELLED") || !strings.Contains(text, "wrong buyer") || strings.Contains(text, "NOT YET VALIDATED") {
 				t.Errorf("the cancelled document's PDF:\n%s", text)
 			}
 		}
 
-		outside := c.readyInvoice("INV-CANCEL-2", buyer)
-		c.do("POST", "/api/v1/documents/"+outside+"/submit", nil).want(t, 200, "")
-		c.waitStatus(outside, "Valid", 20*time.Second)
+		outside := readyInvoiceDoc(t, c, "INV-CANCEL-2", buyer)
+		sub, err = c.Documents.Submit(ctx, outside)
+		want200(t, must(t, sub, err))
+		waitStatusTyped(t, c, outside, client.StatusValid, 20*time.Second)
 		clk.Advance(72*time.Hour + time.Minute)
-		c.do("POST", "/api/v1/documents/"+outside+"/cancel", map[string]any{"reason": "too late"}).want(t, 409, "CANCEL_WINDOW_CLOSED")
-		if st := c.do("GET", "/api/v1/documents/"+outside+"/status", nil).want(t, 200, "").data(); st["status"] != "Valid" {
-			t.Errorf("status after a refused cancel: %v", st)
+		_, err = c.Documents.Cancel(ctx, outside, "too late")
+		wantErr(t, err, 409, client.CodeCancelWindowClosed)
+		st, err = c.Documents.Status(ctx, outside)
+		if must(t, st, err).Status != client.StatusValid {
+			t.Errorf("status after a refused cancel: %+v", st)
 		}
 	})
 }

@@ -3,14 +3,18 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/cli"
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -23,13 +27,73 @@ import (
 // real HTTP: the sandbox validates at once (--sandbox-delay 0) and its
 // fault switches and counts are on (--sandbox-faults).
 
-// startLifecycleService runs serve for the submission tests.
+// startLifecycleService runs serve for the submission tests, with the
+// untyped client.
 func startLifecycleService(t *testing.T, dsn string, args ...string) (*service, *rawClient) {
 	t.Helper()
+	svc, _ := startLifecycleAPI(t, dsn, args...)
+	return svc, svc.client(t, svc.DemoKey)
+}
+
+// startLifecycleAPI runs serve for the submission tests, the tenant's
+// profile set, with the typed client.
+func startLifecycleAPI(t *testing.T, dsn string, args ...string) (*service, *client.Client) {
+	t.Helper()
 	svc := startService(t, dsn, append([]string{"--rate-limit", "100000", "--sandbox-delay", "0", "--sandbox-faults"}, args...)...)
-	c := svc.client(t, svc.DemoKey)
-	c.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "")
+	c := svc.api(t, svc.DemoKey)
+	p, err := c.Profile.Update(t.Context(), profileOf(t, sampleProfile()), nil)
+	must(t, p, err)
 	return svc, c
+}
+
+// typedBody is a request body written as a map (the shared samples of the
+// package) as the client's type T, for a typed call. The test ends when T
+// cannot carry the body as it is (a field the client lacks or names
+// otherwise, a value it changes): the request would not be the sample.
+func typedBody[T any](t *testing.T, body map[string]any) *T {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatalf("encode %v: %v", body, err)
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%T cannot carry %s: %v", v, raw, err)
+	}
+	back, err := json.Marshal(&v)
+	if err != nil {
+		t.Fatalf("encode %T: %v", v, err)
+	}
+	var want, got map[string]any
+	if err := errors.Join(json.Unmarshal(raw, &want), json.Unmarshal(back, &got)); err != nil {
+		t.Fatalf("decode %T: %v", v, err)
+	}
+	for k, w := range want {
+		if !reflect.DeepEqual(got[k], w) {
+			t.Fatalf("%T sends %s as %v, the sample has %v: a gap of the client", v, k, got[k], w)
+		}
+	}
+	return &v
+}
+
+// docOf is typedBody of a document of the kind (which Create needs).
+func docOf(t *testing.T, kind client.DocumentType, body map[string]any) *client.Document {
+	t.Helper()
+	d := typedBody[client.Document](t, body)
+	d.Type = kind
+	return d
+}
+
+// partyOf is typedBody of a buyer or an on-behalf seller.
+func partyOf(t *testing.T, body map[string]any) *client.Party {
+	t.Helper()
+	return typedBody[client.Party](t, body)
+}
+
+// profileOf is typedBody of the tenant's profile.
+func profileOf(t *testing.T, body map[string]any) *client.Profile {
+	t.Helper()
+	return typedBody[client.Profile](t, body)
 }
 
 // sandboxStats reads the built-in sandbox's own count of what it received.
@@ -104,6 +168,84 @@ func (c *rawClient) readyInvoice(serial, buyerID string) string {
 	return id
 }
 
+// readyInvoiceDoc is readyInvoice through the typed client.
+func readyInvoiceDoc(t *testing.T, c *client.Client, serial, buyerID string) string {
+	t.Helper()
+	body := singleLineBody(serial)
+	body["buyerId"] = buyerID
+	d, err := c.Documents.Create(t.Context(), docOf(t, client.TypeInvoice, body))
+	id := must(t, d, err).ID
+	wantPassedDoc(t, c, serial, id)
+	return id
+}
+
+// wantPassedDoc validates a document that must pass (wantPassed through
+// the typed client).
+func wantPassedDoc(t *testing.T, c *client.Client, what, id string) {
+	t.Helper()
+	res, err := c.Documents.Validate(t.Context(), id)
+	must(t, res, err)
+	if res.ID != id || res.Status != client.StatusReady || !res.ValidationPassed || res.Message != passedMessage {
+		t.Errorf("%s: validate = %+v, want ready and passed", what, res)
+	}
+	if res.Errors != nil || res.Problems != nil {
+		t.Errorf("%s: a passed validation has errors %v, problems %v", what, res.Errors, res.Problems)
+	}
+}
+
+// wantFailedDoc validates a document that must fail with exactly the given
+// problems (wantFailed through the typed client), and returns the result.
+func wantFailedDoc(t *testing.T, c *client.Client, what, id string, want ...problem) *client.ValidationResult {
+	t.Helper()
+	res, err := c.Documents.Validate(t.Context(), id)
+	must(t, res, err)
+	if res.ID != id || res.Status != client.StatusDraft || res.ValidationPassed {
+		t.Errorf("%s: validate = %+v, want draft and not passed", what, res)
+	}
+	var got []problem
+	for _, p := range res.Problems {
+		got = append(got, problem{p.Rule, p.Field})
+		if p.Message == "" {
+			t.Errorf("%s: problem without a message: %+v", what, p)
+		}
+	}
+	byKey := func(a, b problem) int { return strings.Compare(a.rule+" "+a.field, b.rule+" "+b.field) }
+	want = slices.Clone(want)
+	slices.SortFunc(got, byKey)
+	slices.SortFunc(want, byKey)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: problems = %v, want %v: %+v", what, got, want, res.Problems)
+	}
+	fields := map[string]bool{}
+	for _, p := range want {
+		fields[p.field] = true
+		if len(res.Errors[p.field]) == 0 {
+			t.Errorf("%s: errors = %v, want %q named", what, res.Errors, p.field)
+		}
+	}
+	if len(res.Errors) != len(fields) {
+		t.Errorf("%s: errors name %d fields, want %d: %v", what, len(res.Errors), len(fields), res.Errors)
+	}
+	noun := "problems"
+	if len(want) == 1 {
+		noun = "problem"
+	}
+	if prefix := fmt.Sprintf("%d %s: ", len(want), noun); !strings.HasPrefix(res.Message, prefix) || !strings.HasSuffix(res.Message, ".") {
+		t.Errorf("%s: message = %q, want %q...", what, res.Message, prefix)
+	}
+	return res
+}
+
+// want200 checks that the service answered a submission 200, its outcome
+// known (not a pending 202).
+func want200(t *testing.T, sub *client.Submission) *client.Submission {
+	t.Helper()
+	if sub.Pending {
+		t.Errorf("submit %s: 202 pending %+v, want 200", sub.ID, sub)
+	}
+	return sub
+}
+
 // waitStatus asks for the status until it is want (or the time is up).
 func (c *rawClient) waitStatus(id, want string, within time.Duration) map[string]any {
 	c.t.Helper()
@@ -120,6 +262,37 @@ func (c *rawClient) waitStatus(id, want string, within time.Duration) map[string
 		c.t.Fatalf("document %s is %v after %s, want %s: %v", id, d["status"], within, want, d)
 	}
 	return d
+}
+
+// waitStatusTyped is waitStatus through the typed client.
+func waitStatusTyped(t *testing.T, c *client.Client, id string, want client.Status, within time.Duration) *client.SubmissionStatus {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var st *client.SubmissionStatus
+	for {
+		s, err := c.Documents.Status(t.Context(), id)
+		st = must(t, s, err)
+		if st.Status == want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if st.Status != want {
+		t.Fatalf("document %s is %v after %s, want %s: %+v", id, st.Status, within, want, st)
+	}
+	return st
+}
+
+// wantValidStatus is wantValid of a typed status result.
+func wantValidStatus(t *testing.T, what string, st *client.SubmissionStatus) {
+	t.Helper()
+	uuid, long := st.DocumentUUID, st.DocumentLongID
+	if len(uuid) != 26 || strings.ToUpper(uuid) != uuid || len(long) < 26 || st.ValidatedAt == nil {
+		t.Errorf("%s: status = %+v, want a 26-character uuid, a long id and validated_at", what, st)
+	}
+	if u := st.ValidationURL; !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
+		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
+	}
 }
 
 // wantValid checks a status result of a Valid document.
@@ -139,17 +312,20 @@ func wantValid(t *testing.T, what string, d map[string]any) {
 // authority's uuids of our Valid invoices.
 func TestSubmitEveryKind(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn)
-		buyer := c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()
-		seller := c.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()
-		for _, p := range []map[string]any{buyer, seller} {
-			if p["isReady"] != true || p["tinCheck"].(map[string]any)["status"] != "verified" {
-				t.Fatalf("party not ready with a verified TIN: %v", p)
+		ctx := t.Context()
+		svc, c := startLifecycleAPI(t, dsn)
+		buyer, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		must(t, buyer, err)
+		seller, err := c.Sellers.Create(ctx, partyOf(t, sampleSeller()))
+		must(t, seller, err)
+		for _, p := range []*client.Party{buyer, seller} {
+			if !p.IsReady || p.TINCheck == nil || p.TINCheck.Status != client.TINVerified {
+				t.Fatalf("party not ready with a verified TIN: %+v", p)
 			}
 		}
 		uuids := map[string]string{} // serial -> authority uuid
 		var serials []string
-		for _, r := range realisticSet(str(buyer["id"]), str(seller["id"])) {
+		for _, r := range realisticSet(buyer.ID, seller.ID) {
 			info := kindInfo(t, r.kind)
 			serial := str(r.body["invoiceSerialNumber"])
 			serials = append(serials, serial)
@@ -159,19 +335,24 @@ func TestSubmitEveryKind(t *testing.T) {
 					ref["uuid"] = u // the authority's uuid of our Valid invoice
 				}
 			}
-			id := str(c.do("POST", "/api/v1"+info.Path, r.body).want(t, 201, "").data()["id"])
-			c.wantPassed(serial, id)
-			sub := c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "").data()
-			if sub["status"] != "Submitted" || len(str(sub["document_uuid"])) != 26 || sub["invoice_code_number"] != serial {
-				t.Errorf("%s: submit = %v, want Submitted with a uuid and the serial", serial, sub)
+			created, err := c.Documents.Create(ctx, docOf(t, client.DocumentType(r.kind), r.body))
+			if must(t, created, err).Type != client.DocumentType(r.kind) || created.TypeCode != info.TypeCode {
+				t.Errorf("%s: created a %s (%s), want a %s (%s)", serial, created.Type, created.TypeCode, r.kind, info.TypeCode)
 			}
-			st := c.waitStatus(id, "Valid", 20*time.Second)
-			wantValid(t, serial, st)
-			uuids[serial] = str(st["document_uuid"])
-			if sub, _ := st["submission"].(map[string]any); sub["state"] != "done" {
-				t.Errorf("%s: Valid, but its job is %v", serial, st["submission"])
+			id := created.ID
+			wantPassedDoc(t, c, serial, id)
+			sub, err := c.Documents.Submit(ctx, id)
+			want200(t, must(t, sub, err))
+			if sub.Status != client.StatusSubmitted || len(sub.DocumentUUID) != 26 || sub.InvoiceCodeNumber != serial {
+				t.Errorf("%s: submit = %+v, want Submitted with a uuid and the serial", serial, sub)
 			}
-			if link := str(st["validation_url"]); !strings.HasPrefix(link, svc.URL+"/sandbox/portal/") {
+			st := waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second)
+			wantValidStatus(t, serial, st)
+			uuids[serial] = st.DocumentUUID
+			if st.Job == nil || st.Job.State != "done" {
+				t.Errorf("%s: Valid, but its job is %+v", serial, st.Job)
+			}
+			if link := st.ValidationURL; !strings.HasPrefix(link, svc.URL+"/sandbox/portal/") {
 				t.Errorf("%s: validation_url %q, want the built-in sandbox's portal", serial, link)
 			} else if resp, err := http.Get(link); err != nil || resp.StatusCode != 200 {
 				t.Errorf("%s: GET %s: %v %v", serial, link, resp, err)
@@ -179,41 +360,50 @@ func TestSubmitEveryKind(t *testing.T) {
 				resp.Body.Close()
 			}
 
-			doc := c.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data()
+			doc, err := c.Documents.Get(ctx, id)
+			must(t, doc, err)
 			var statuses []string
-			for _, e := range doc["history"].([]any) {
-				statuses = append(statuses, str(e.(map[string]any)["status"]))
+			for _, e := range doc.History {
+				statuses = append(statuses, string(e.Status))
 			}
 			if got := strings.Join(statuses, ","); got != "draft,ready,submitting,Submitted,Valid" {
 				t.Errorf("%s: history %s", serial, got)
 			}
-			frozen, _ := doc["frozen"].(map[string]any)
 			supplierTIN := "C2584563200" // the tenant; the on-behalf seller on self-billed kinds
 			if info.SelfBilled {
-				supplierTIN = str(seller["tin"])
+				supplierTIN = seller.TIN
 			}
-			if frozen == nil || frozen["supplier"].(map[string]any)["tin"] != supplierTIN {
-				t.Errorf("%s: frozen parties = %v", serial, doc["frozen"])
+			if doc.Frozen == nil || doc.Frozen.Supplier.TIN != supplierTIN {
+				t.Errorf("%s: frozen parties = %+v", serial, doc.Frozen)
 			}
-			if info.Consolidated && frozen["customer"].(map[string]any)["tin"] != einvoice.TINGeneralPublic {
-				t.Errorf("%s: consolidated customer = %v, want General Public", serial, frozen["customer"])
+			if info.Consolidated && doc.Frozen != nil && doc.Frozen.Customer.TIN != einvoice.TINGeneralPublic {
+				t.Errorf("%s: consolidated customer = %+v, want General Public", serial, doc.Frozen.Customer)
 			}
-			u := c.do("GET", "/api/v1/documents/"+id+"/ubl", nil)
-			if u.Status != 200 || ublText(u.Body, "Invoice", "ID") != serial || ublText(u.Body, "Invoice", "InvoiceTypeCode") != info.TypeCode {
-				t.Errorf("%s: UBL %d: %.300s", serial, u.Status, u.Raw)
+			u, err := c.Documents.UBL(ctx, id)
+			var ubl map[string]any
+			if err == nil {
+				err = json.Unmarshal(u, &ubl)
+			}
+			if err != nil || ublText(ubl, "Invoice", "ID") != serial || ublText(ubl, "Invoice", "InvoiceTypeCode") != info.TypeCode {
+				t.Errorf("%s: UBL %v: %.300s", serial, err, u)
 			}
 			// Submitted documents are frozen: no edit, no second submit.
-			c.do("PUT", "/api/v1/invoices/"+id, r.body).want(t, 409, "DOCUMENT_NOT_DRAFT")
-			c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 409, "DOCUMENT_ALREADY_SUBMITTED")
+			_, err = c.Documents.Update(ctx, id, typedBody[client.Document](t, r.body))
+			wantErr(t, err, 409, client.CodeDocumentNotDraft)
+			_, err = c.Documents.Submit(ctx, id)
+			wantErr(t, err, 409, client.CodeDocumentSubmitted)
 		}
 		svc.sandboxStats(t).sentOnce(t, serials...)
 		// A later edit of the buyer changes no submitted UBL.
-		c.do("PUT", "/api/v1/buyers/"+str(buyer["id"]), func() map[string]any { b := sampleBuyer(); b["name"] = "Renamed"; return b }()).want(t, 200, "")
-		page := c.do("GET", "/api/v1/invoices?status=Valid&per_page=100", nil).want(t, 200, "")
-		for _, it := range page.Body["data"].([]any) {
-			d := it.(map[string]any)
-			if u := c.do("GET", "/api/v1/documents/"+str(d["id"])+"/ubl", nil); strings.Contains(string(u.Raw), "Renamed") {
-				t.Errorf("%s: the UBL sent changed with the buyer", d["invoiceSerialNumber"])
+		renamed := partyOf(t, sampleBuyer())
+		renamed.Name = "Renamed"
+		p, err := c.Buyers.Update(ctx, buyer.ID, renamed)
+		must(t, p, err)
+		page, err := c.Documents.List(ctx, &client.DocumentListOptions{Status: client.StatusValid, ListOptions: client.ListOptions{PerPage: 100}})
+		for _, d := range must(t, page, err).Items {
+			u, err := c.Documents.UBL(ctx, d.ID)
+			if strings.Contains(string(must(t, u, err)), "Renamed") {
+				t.Errorf("%s: the UBL sent changed with the buyer", d.InvoiceSerialNumber)
 			}
 		}
 	})
@@ -224,58 +414,70 @@ func TestSubmitEveryKind(t *testing.T) {
 // corrected and submitted again.
 func TestSubmitRefused(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		_, c := startLifecycleService(t, dsn)
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		ctx := t.Context()
+		_, c := startLifecycleAPI(t, dsn)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
 
 		// The authority does not know a TIN: the buyer is not ready, and a
 		// document to it does not validate.
 		unknown := sampleBuyer()
 		unknown["tin"] = "C99999999990"
-		ub := c.do("POST", "/api/v1/buyers", unknown).want(t, 201, "").data()
-		if ub["isReady"] != false || ub["tinCheck"].(map[string]any)["status"] != "not_found" || ub["readinessErrors"].(map[string]any)["tin"] == nil {
-			t.Errorf("buyer with an unknown TIN: %v", ub)
+		ub, err := c.Buyers.Create(ctx, partyOf(t, unknown))
+		if must(t, ub, err).IsReady || ub.TINCheck == nil || ub.TINCheck.Status != client.TINNotFound || ub.ReadinessErrors["tin"] == nil {
+			t.Errorf("buyer with an unknown TIN: %+v", ub)
 		}
 		unk := singleLineBody("INV-UNKNOWN-TIN")
-		unk["buyerId"] = ub["id"]
-		c.wantFailed("unknown TIN", str(c.do("POST", "/api/v1/invoices", unk).want(t, 201, "").data()["id"]), problem{"PARTY_NOT_READY", "buyer.tin"})
+		unk["buyerId"] = ub.ID
+		d, err := c.Documents.Create(ctx, docOf(t, client.TypeInvoice, unk))
+		wantFailedDoc(t, c, "unknown TIN", must(t, d, err).ID, problem{"PARTY_NOT_READY", "buyer.tin"})
 		unknown["tin"] = "C99999999980" // corrected: known
-		if ub = c.do("PUT", "/api/v1/buyers/"+str(ub["id"]), unknown).want(t, 200, "").data(); ub["isReady"] != true {
-			t.Errorf("corrected buyer: %v", ub)
+		ub, err = c.Buyers.Update(ctx, ub.ID, partyOf(t, unknown))
+		if !must(t, ub, err).IsReady {
+			t.Errorf("corrected buyer: %+v", ub)
 		}
 
 		// A credit note on an invoice the authority does not know: accepted,
 		// then found Invalid by its referenced-documents validator.
 		note := noteOf(singleLineBody("CN-EXT-1"), "OLD-INV-9", "ABCDEFGHJKLMNPQRSTUVWXYZ12")
 		note["buyerId"] = buyer
-		id := str(c.do("POST", "/api/v1/credit-notes", note).want(t, 201, "").data()["id"])
-		c.wantPassed("CN-EXT-1", id)
-		c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-		st := c.waitStatus(id, "Invalid", 20*time.Second)
-		errs, _ := st["authority_errors"].([]any)
-		if len(errs) == 0 || !strings.Contains(strings.ToLower(fmt.Sprint(errs)), "referenc") {
-			t.Errorf("Invalid note: authority_errors = %v, want the referenced-document error", st["authority_errors"])
+		d, err = c.Documents.Create(ctx, docOf(t, client.TypeCreditNote, note))
+		id := must(t, d, err).ID
+		wantPassedDoc(t, c, "CN-EXT-1", id)
+		sub, err := c.Documents.Submit(ctx, id)
+		want200(t, must(t, sub, err))
+		st := waitStatusTyped(t, c, id, client.StatusInvalid, 20*time.Second)
+		if errs := st.AuthorityErrors; len(errs) == 0 || !strings.Contains(strings.ToLower(fmt.Sprint(errs)), "referenc") {
+			t.Errorf("Invalid note: authority_errors = %+v, want the referenced-document error", st.AuthorityErrors)
 		}
 		// Invalid is editable: correct it (pre-e-invoicing reference), validate, submit again.
 		note["documentReferences"] = []any{map[string]any{"referenceNumber": "NA", "uuid": "NA"}}
 		note["isPreEinvoicing"] = true
-		c.do("PUT", "/api/v1/invoices/"+id, note).want(t, 200, "")
-		c.wantPassed("CN-EXT-1 corrected", id)
-		c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-		c.waitStatus(id, "Valid", 20*time.Second)
+		d, err = c.Documents.Update(ctx, id, typedBody[client.Document](t, note))
+		must(t, d, err)
+		wantPassedDoc(t, c, "CN-EXT-1 corrected", id)
+		sub, err = c.Documents.Submit(ctx, id)
+		want200(t, must(t, sub, err))
+		waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second)
 
 		// As an intermediary acting for another taxpayer, documents of this
 		// supplier are refused at submission: 422 with the authority's error.
-		cur := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()["authority"].(map[string]any)
-		prof := sampleProfile()
-		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "intermediary", "onBehalfOf": "C1111111110", "clientId": cur["clientId"]}
-		c.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
-		inv := c.readyInvoice("INV-IM-1", buyer)
-		r := c.do("POST", "/api/v1/documents/"+inv+"/submit", nil).want(t, 422, "AUTHORITY_REJECTED")
-		if a, _ := r.fieldErrors()["authority"].([]any); len(a) == 0 {
-			t.Errorf("422 without errors.authority: %s", r.Raw)
+		cur, err := c.Profile.Get(ctx)
+		must(t, cur, err)
+		p, err := c.Profile.Update(ctx, profileOf(t, sampleProfile()), &client.AuthorityUpdate{Environment: "sandbox",
+			Mode: "intermediary", OnBehalfOf: "C1111111110", ClientID: cur.Authority.ClientID})
+		must(t, p, err)
+		inv := readyInvoiceDoc(t, c, "INV-IM-1", buyer)
+		_, err = c.Documents.Submit(ctx, inv)
+		if e := wantErr(t, err, 422, client.CodeAuthorityRejected); len(e.Authority) == 0 {
+			t.Errorf("422 without errors.authority: %s", e.Body)
 		}
-		if s, _, _ := c.lastEvent(inv); s != "Invalid" {
-			t.Errorf("refused document is %s, want Invalid", s)
+		refused, err := c.Documents.Get(ctx, inv)
+		if len(must(t, refused, err).History) == 0 {
+			t.Fatalf("document %s has no history", inv)
+		}
+		if refused.Status != client.StatusInvalid {
+			t.Errorf("refused document is %s, want Invalid", refused.Status)
 		}
 	})
 }
@@ -284,27 +486,37 @@ func TestSubmitRefused(t *testing.T) {
 // concurrently it is submitted.
 func TestSubmitTwice(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn)
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		one := c.readyInvoice("INV-TWICE-1", buyer)
-		c.do("POST", "/api/v1/documents/"+one+"/submit", nil).want(t, 200, "")
-		c.do("POST", "/api/v1/documents/"+one+"/submit", nil).want(t, 409, "DOCUMENT_ALREADY_SUBMITTED")
+		ctx := t.Context()
+		svc, c := startLifecycleAPI(t, dsn)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
+		one := readyInvoiceDoc(t, c, "INV-TWICE-1", buyer)
+		sub, err := c.Documents.Submit(ctx, one)
+		want200(t, must(t, sub, err))
+		_, err = c.Documents.Submit(ctx, one)
+		wantErr(t, err, 409, client.CodeDocumentSubmitted)
 
-		many := c.readyInvoice("INV-TWICE-20", buyer)
+		// alreadySubmitted reports whether err is the 409 of a document
+		// already submitted.
+		alreadySubmitted := func(err error) bool {
+			var e *client.Error
+			return errors.As(err, &e) && e.StatusCode == 409 && e.Code == client.CodeDocumentSubmitted
+		}
+		many := readyInvoiceDoc(t, c, "INV-TWICE-20", buyer)
 		var ok200, ok202, conflict atomic.Int32
 		var wg sync.WaitGroup
 		for range 20 {
 			wg.Go(func() {
-				r := c.do("POST", "/api/v1/documents/"+many+"/submit", nil)
+				sub, err := c.Documents.Submit(ctx, many)
 				switch {
-				case r.Status == 200:
+				case err == nil && !sub.Pending:
 					ok200.Add(1)
-				case r.Status == 202:
+				case err == nil:
 					ok202.Add(1)
-				case r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED":
+				case alreadySubmitted(err):
 					conflict.Add(1)
 				default:
-					t.Errorf("concurrent submit: %d %s", r.Status, r.Raw)
+					t.Errorf("concurrent submit: %v", err)
 				}
 			})
 		}
@@ -312,27 +524,27 @@ func TestSubmitTwice(t *testing.T) {
 		if ok200.Load() != 1 {
 			t.Errorf("20 concurrent submits: %d answered 200, %d 202, %d 409; want exactly one 200", ok200.Load(), ok202.Load(), conflict.Load())
 		}
-		c.waitStatus(many, "Valid", 20*time.Second)
+		waitStatusTyped(t, c, many, client.StatusValid, 20*time.Second)
 
 		// Pairs racing on one document each: the loser answers from
 		// committed state (202 or 409), never a false 422 (on SQLite the
 		// group commit once answered the loser before the winner's commit).
 		var pairs []string
 		for i := range 20 {
-			doc := c.readyInvoice(fmt.Sprintf("INV-PAIR-%02d", i), buyer)
+			doc := readyInvoiceDoc(t, c, fmt.Sprintf("INV-PAIR-%02d", i), buyer)
 			pairs = append(pairs, doc)
 			for range 2 {
 				wg.Go(func() {
-					r := c.do("POST", "/api/v1/documents/"+doc+"/submit", nil)
-					if r.Status != 200 && r.Status != 202 && !(r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED") {
-						t.Errorf("racing pair on %s: %d %s", doc, r.Status, r.Raw)
+					// 200 or 202 (err nil), or the 409.
+					if _, err := c.Documents.Submit(ctx, doc); err != nil && !alreadySubmitted(err) {
+						t.Errorf("racing pair on %s: %v", doc, err)
 					}
 				})
 			}
 		}
 		wg.Wait()
 		for _, doc := range pairs {
-			c.waitStatus(doc, "Valid", 20*time.Second)
+			waitStatusTyped(t, c, doc, client.StatusValid, 20*time.Second)
 		}
 		serials := []string{"INV-TWICE-1", "INV-TWICE-20"}
 		for i := range pairs {
@@ -346,49 +558,55 @@ func TestSubmitTwice(t *testing.T) {
 // one submission and end Valid.
 func TestSubmitBulk(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn)
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		ctx := t.Context()
+		svc, c := startLifecycleAPI(t, dsn)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
 		var ids, serials []string
 		for i := range 90 {
 			serial := fmt.Sprintf("INV-BULK-%03d", i)
 			body := singleLineBody(serial)
 			body["buyerId"] = buyer
-			id := str(c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()["id"])
-			c.validate(id)
+			d, err := c.Documents.Create(ctx, docOf(t, client.TypeInvoice, body))
+			id := must(t, d, err).ID
+			res, err := c.Documents.Validate(ctx, id)
+			must(t, res, err)
 			ids, serials = append(ids, id), append(serials, serial)
 		}
 		var drafts []string
 		for i := range 6 {
 			body := singleLineBody(fmt.Sprintf("INV-DRAFT-%d", i))
 			body["buyerId"] = buyer
-			drafts = append(drafts, str(c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()["id"])) // not validated: draft
+			d, err := c.Documents.Create(ctx, docOf(t, client.TypeInvoice, body))
+			drafts = append(drafts, must(t, d, err).ID) // not validated: draft
 		}
 		unknown := []string{"01900000-0000-7000-8000-000000000001", "01900000-0000-7000-8000-000000000002", "not-an-id", "01900000-0000-7000-8000-000000000003"}
 		all := append(append(append([]string{}, ids...), drafts...), unknown...)
 		if len(all) != 100 {
 			t.Fatalf("built %d ids", len(all))
 		}
-		res := c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": all}).want(t, 200, "").data()
-		acc, _ := res["accepted"].([]any)
-		rej, _ := res["rejected"].([]any)
-		uids, _ := res["submission_uids"].([]any)
-		if len(acc) != 90 || len(rej) != 10 || len(uids) != 1 {
-			t.Fatalf("bulk: %d accepted, %d rejected, %d submissions; want 90, 10, 1: %v", len(acc), len(rej), len(uids), res)
+		res, err := c.Documents.SubmitBulk(ctx, all)
+		must(t, res, err)
+		if len(res.Accepted) != 90 || len(res.Rejected) != 10 || len(res.SubmissionUIDs) != 1 {
+			t.Fatalf("bulk: %d accepted, %d rejected, %d submissions; want 90, 10, 1: %+v",
+				len(res.Accepted), len(res.Rejected), len(res.SubmissionUIDs), res)
 		}
 		codes := map[string]int{}
-		for _, r := range rej {
-			codes[str(r.(map[string]any)["error_code"])]++
+		for _, r := range res.Rejected {
+			codes[r.ErrorCode]++
 		}
-		if codes["DOCUMENT_NOT_READY"] != 6 || codes["DOCUMENT_NOT_FOUND"] != 4 {
+		if codes[client.CodeDocumentNotReady] != 6 || codes[client.CodeDocumentNotFound] != 4 {
 			t.Errorf("rejected codes = %v, want 6 DOCUMENT_NOT_READY and 4 DOCUMENT_NOT_FOUND", codes)
 		}
 		for _, id := range ids {
-			c.waitStatus(id, "Valid", 30*time.Second)
+			waitStatusTyped(t, c, id, client.StatusValid, 30*time.Second)
 		}
 		svc.sandboxStats(t).sentOnce(t, serials...)
 		// Bounds: none, more than 100.
-		c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{}}).want(t, 422, "VALIDATION_FAILED")
-		c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": append(all, ids[0])}).want(t, 422, "VALIDATION_FAILED")
+		_, err = c.Documents.SubmitBulk(ctx, []string{})
+		wantErr(t, err, 422, client.CodeValidationFailed)
+		_, err = c.Documents.SubmitBulk(ctx, append(all, ids[0]))
+		wantErr(t, err, 422, client.CodeValidationFailed)
 	})
 }
 
@@ -397,29 +615,30 @@ func TestSubmitBulk(t *testing.T) {
 // each later occurrence is listed in rejected with DUPLICATE_ID.
 func TestSubmitBulkDuplicateIDs(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		svc, c := startLifecycleService(t, dsn)
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		ready := c.readyInvoice("INV-DUP-1", buyer)
+		ctx := t.Context()
+		svc, c := startLifecycleAPI(t, dsn)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
+		ready := readyInvoiceDoc(t, c, "INV-DUP-1", buyer)
 		body := singleLineBody("INV-DUP-DRAFT")
 		body["buyerId"] = buyer
-		draft := str(c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()["id"])
+		dd, err := c.Documents.Create(ctx, docOf(t, client.TypeInvoice, body))
+		draft := must(t, dd, err).ID
 		unknown := "01900000-0000-7000-8000-000000000009"
 
 		ids := []string{ready, draft, ready, unknown, draft, ready, unknown}
-		res := c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": ids}).want(t, 200, "").data()
-		acc, _ := res["accepted"].([]any)
-		if len(acc) != 1 || str(acc[0].(map[string]any)["id"]) != ready {
-			t.Fatalf("accepted = %v, want only %s, once", acc, ready)
+		res, err := c.Documents.SubmitBulk(ctx, ids)
+		must(t, res, err)
+		if len(res.Accepted) != 1 || res.Accepted[0].ID != ready {
+			t.Fatalf("accepted = %+v, want only %s, once", res.Accepted, ready)
 		}
 		type rejection struct{ id, code string }
 		var got []rejection
-		rej, _ := res["rejected"].([]any)
-		for _, r := range rej {
-			m := r.(map[string]any)
-			if str(m["message"]) == "" {
-				t.Errorf("rejected entry without a message: %v", m)
+		for _, r := range res.Rejected {
+			if r.Message == "" {
+				t.Errorf("rejected entry without a message: %+v", r)
 			}
-			got = append(got, rejection{str(m["id"]), str(m["error_code"])})
+			got = append(got, rejection{r.ID, r.ErrorCode})
 		}
 		// Rejections are listed in the order of the request.
 		want := []rejection{{draft, "DOCUMENT_NOT_READY"}, {ready, "DUPLICATE_ID"}, {unknown, "DOCUMENT_NOT_FOUND"},
@@ -427,23 +646,23 @@ func TestSubmitBulkDuplicateIDs(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("rejected = %v\nwant       %v", got, want)
 		}
-		if p, _ := res["pending"].([]any); len(p) != 0 {
-			t.Errorf("pending = %v, want none", p)
+		if len(res.Pending) != 0 {
+			t.Errorf("pending = %+v, want none", res.Pending)
 		}
-		c.waitStatus(ready, "Valid", 20*time.Second)
+		waitStatusTyped(t, c, ready, client.StatusValid, 20*time.Second)
 		svc.sandboxStats(t).sentOnce(t, "INV-DUP-1")
-		if s := c.do("GET", "/api/v1/invoices/"+draft, nil).want(t, 200, "").data()["status"]; s != "draft" {
-			t.Errorf("the draft given twice is %v, want draft", s)
+		d, err := c.Documents.Get(ctx, draft)
+		if must(t, d, err).Status != client.StatusDraft {
+			t.Errorf("the draft given twice is %v, want draft", d.Status)
 		}
 
 		// A request of one id given twice: the first goes in, the second is
 		// a duplicate, although the first was already submitted by then.
-		again := c.readyInvoice("INV-DUP-2", buyer)
-		res = c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{again, again}}).want(t, 200, "").data()
-		acc, _ = res["accepted"].([]any)
-		rej, _ = res["rejected"].([]any)
-		if len(acc) != 1 || len(rej) != 1 || str(rej[0].(map[string]any)["error_code"]) != "DUPLICATE_ID" {
-			t.Errorf("[id, id]: accepted %v, rejected %v; want the id accepted once and rejected once as DUPLICATE_ID", acc, rej)
+		again := readyInvoiceDoc(t, c, "INV-DUP-2", buyer)
+		res, err = c.Documents.SubmitBulk(ctx, []string{again, again})
+		must(t, res, err)
+		if len(res.Accepted) != 1 || len(res.Rejected) != 1 || res.Rejected[0].ErrorCode != client.CodeDuplicateID {
+			t.Errorf("[id, id]: accepted %+v, rejected %+v; want the id accepted once and rejected once as DUPLICATE_ID", res.Accepted, res.Rejected)
 		}
 	})
 }
@@ -452,23 +671,27 @@ func TestSubmitBulkDuplicateIDs(t *testing.T) {
 // signed; the sandbox verifies the signature and finds them Valid.
 func TestSubmitSigned(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		_, c := startLifecycleService(t, dsn)
+		ctx := t.Context()
+		_, c := startLifecycleAPI(t, dsn)
 		cert, key := testcert.New(t, "Supplier's Name")
-		cur := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()["authority"].(map[string]any)
-		prof := sampleProfile()
-		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": cur["clientId"],
-			"certificatePem": cert, "privateKeyPem": key}
-		c.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		id := c.readyInvoice("INV-SIGNED-1", buyer)
-		c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-		c.waitStatus(id, "Valid", 20*time.Second)
-		u := c.do("GET", "/api/v1/documents/"+id+"/ubl", nil).want(t, 200, "")
-		if err := dsig.Verify(u.Raw); err != nil {
+		cur, err := c.Profile.Get(ctx)
+		must(t, cur, err)
+		p, err := c.Profile.Update(ctx, profileOf(t, sampleProfile()), &client.AuthorityUpdate{Environment: "sandbox",
+			Mode: "taxpayer", ClientID: cur.Authority.ClientID, CertificatePEM: cert, PrivateKeyPEM: key})
+		must(t, p, err)
+		b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+		buyer := must(t, b, err).ID
+		id := readyInvoiceDoc(t, c, "INV-SIGNED-1", buyer)
+		sub, err := c.Documents.Submit(ctx, id)
+		want200(t, must(t, sub, err))
+		waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second)
+		u, err := c.Documents.UBL(ctx, id)
+		if err := dsig.Verify(must(t, u, err)); err != nil {
 			t.Errorf("the UBL sent does not verify: %v", err)
 		}
-		if v := c.do("GET", "/api/v1/invoices/"+id, nil).data()["authority"].(map[string]any)["version"]; v != "1.1" {
-			t.Errorf("version %v, want 1.1", v)
+		d, err := c.Documents.Get(ctx, id)
+		if must(t, d, err).Authority == nil || d.Authority.Version != "1.1" {
+			t.Errorf("version of %+v, want 1.1", d.Authority)
 		}
 	})
 }
@@ -497,12 +720,14 @@ func TestSeparateSandbox(t *testing.T) {
 		}
 	})
 	authority := "http://" + addr
-	svc, c := startLifecycleService(t, testdb.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
-	buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-	id := c.readyInvoice("INV-APART-1", buyer)
-	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-	st := c.waitStatus(id, "Valid", 20*time.Second)
-	link := str(st["validation_url"])
+	svc, c := startLifecycleAPI(t, testdb.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
+	b, err := c.Buyers.Create(t.Context(), partyOf(t, sampleBuyer()))
+	buyer := must(t, b, err).ID
+	id := readyInvoiceDoc(t, c, "INV-APART-1", buyer)
+	sub, err := c.Documents.Submit(t.Context(), id)
+	want200(t, must(t, sub, err))
+	st := waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second)
+	link := st.ValidationURL
 	if !strings.HasPrefix(link, authority+"/portal/") {
 		t.Errorf("validation_url = %q, want under %s/portal", link, authority)
 	}
@@ -533,11 +758,14 @@ func TestSeparateSandbox(t *testing.T) {
 // document; the status shows it, the document stays Valid, and the tenant
 // can still cancel it.
 func TestRejectionRequest(t *testing.T) {
-	svc, c := startLifecycleService(t, testdb.SQLite(t))
-	buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-	id := c.readyInvoice("INV-REJECT-1", buyer)
-	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-	uuid := str(c.waitStatus(id, "Valid", 20*time.Second)["document_uuid"])
+	ctx := t.Context()
+	svc, c := startLifecycleAPI(t, testdb.SQLite(t))
+	b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+	buyer := must(t, b, err).ID
+	id := readyInvoiceDoc(t, c, "INV-REJECT-1", buyer)
+	sub, err := c.Documents.Submit(ctx, id)
+	want200(t, must(t, sub, err))
+	uuid := waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second).DocumentUUID
 
 	// The buyer, at the authority (the sandbox lets any client ask).
 	form := "client_id=buyer-erp&client_secret=s3cret&grant_type=client_credentials&scope=InvoicingAPI"
@@ -559,14 +787,15 @@ func TestRejectionRequest(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	st := c.do("GET", "/api/v1/documents/"+id+"/status", nil).want(t, 200, "").data()
-	rr, _ := st["rejection_requested"].(map[string]any)
-	if st["status"] != "Valid" || rr["reason"] != "Wrong quantity delivered" || rr["cancelBefore"] == nil {
-		t.Errorf("status after a rejection request: %v", st)
+	st, err := c.Documents.Status(ctx, id)
+	must(t, st, err)
+	if rr := st.RejectionRequested; st.Status != client.StatusValid || rr == nil || rr.Reason != "Wrong quantity delivered" || rr.CancelBefore.IsZero() {
+		t.Errorf("status after a rejection request: %+v (rejection %+v)", st, rr)
 	}
-	doc := c.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data()
-	if a := doc["authority"].(map[string]any); a["rejectionRequested"] == nil {
-		t.Errorf("the document does not show the rejection request: %v", a)
+	doc, err := c.Documents.Get(ctx, id)
+	if a := must(t, doc, err).Authority; a == nil || a.RejectionRequested == nil {
+		t.Errorf("the document does not show the rejection request: %+v", a)
 	}
-	c.do("POST", "/api/v1/documents/"+id+"/cancel", map[string]any{"reason": "Rejected by the buyer"}).want(t, 200, "")
+	cancelled, err := c.Documents.Cancel(ctx, id, "Rejected by the buyer")
+	must(t, cancelled, err)
 }

@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
 )
 
@@ -30,11 +32,19 @@ func plantBody(t *testing.T, dsn, id string, edit func(body string) string) {
 // the request id; deleting it works.
 func TestUnreadableDocumentRow(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
 		f := newDocFixture(t, dsn)
-		c := f.c
+		a := f.svc.api(t, f.svc.DemoKey)
+		c := f.svc.client(t, f.svc.DemoKey) // for the 500, on the wire
 		var ids []string
 		for _, serial := range []string{"OK-1", "HUGE-1", "CORRUPT-1", "OK-2"} {
-			ids = append(ids, str(c.do("POST", "/api/v1/invoices", f.invoice(serial, line("1", "01", 6))).want(t, 201, "").data()["id"]))
+			// f.invoice(serial, line("1", "01", 6)), typed.
+			d, err := a.Documents.Create(ctx, &client.Document{BuyerID: f.buyerID, InvoiceSerialNumber: serial,
+				CurrencyCode: "MYR", AutoCalculate: true,
+				Lines: []client.Line{{Classifications: []string{"001"}, ProductDescription: "Widget", Quantity: "1",
+					UnitCode: "H87", UnitPrice: "1", Taxes: []client.LineTax{{TaxType: "01", TaxRate: "6"}}}},
+				Payment: &client.Payment{PaymentMode: "03", PaymentTerms: "30 days"}})
+			ids = append(ids, must(t, d, err).ID)
 		}
 		ok1, huge, corrupt, ok2 := ids[0], ids[1], ids[2], ids[3]
 		// What the hostile run stored: a computed subtotal of 10^24.
@@ -43,22 +53,21 @@ func TestUnreadableDocumentRow(t *testing.T) {
 		})
 		plantBody(t, dsn, corrupt, func(b string) string { return b[:len(b)/2] })
 
-		list := func(q string) (data []any, meta map[string]any) {
+		list := func(o *client.DocumentListOptions) (data []client.Document, meta client.Meta) {
 			t.Helper()
-			r := c.do("GET", "/api/v1/invoices"+q, nil).want(t, 200, "")
-			data, _ = r.Body["data"].([]any)
-			meta, _ = r.Body["meta"].(map[string]any)
-			return data, meta
+			p, err := a.Documents.List(ctx, o)
+			must(t, p, err)
+			return p.Items, p.Meta
 		}
-		idsOf := func(items []any) []string {
+		idsOf := func(items []client.Document) []string {
 			var out []string
 			for _, it := range items {
-				out = append(out, str(it.(map[string]any)["id"]))
+				out = append(out, it.ID)
 			}
 			return out
 		}
 		logged := len(f.svc.Stderr.String())
-		data, meta := list("")
+		data, meta := list(nil)
 		for _, id := range []string{huge, corrupt} {
 			if log := f.svc.Stderr.String()[logged:]; !strings.Contains(log, "left out of a list") || !strings.Contains(log, id) {
 				t.Errorf("the list did not log the unreadable %s:\n%s", id, log)
@@ -67,18 +76,18 @@ func TestUnreadableDocumentRow(t *testing.T) {
 		if got := idsOf(data); strings.Join(got, ",") != ok2+","+ok1 {
 			t.Errorf("list data = %v, want the two readable documents %v", got, []string{ok2, ok1})
 		}
-		if got := str(meta["unreadable"]); got != "["+corrupt+" "+huge+"]" {
+		if got := fmt.Sprint(meta.Unreadable); got != "["+corrupt+" "+huge+"]" {
 			t.Errorf("meta.unreadable = %v, want [%s %s] (newest first)", got, corrupt, huge)
 		}
-		if meta["total"] != float64(4) {
-			t.Errorf("meta.total = %v, want 4 (the stored documents)", meta["total"])
+		if meta.Total != 4 {
+			t.Errorf("meta.total = %v, want 4 (the stored documents)", meta.Total)
 		}
 		// Filters and pages skip it the same way.
-		if data, meta := list("?search=HUGE"); len(data) != 0 || str(meta["unreadable"]) != "["+huge+"]" {
-			t.Errorf("search HUGE: data %v meta %v", idsOf(data), meta)
+		if data, meta := list(&client.DocumentListOptions{Search: "HUGE"}); len(data) != 0 || fmt.Sprint(meta.Unreadable) != "["+huge+"]" {
+			t.Errorf("search HUGE: data %v meta %+v", idsOf(data), meta)
 		}
-		if data, meta := list("?per_page=2&page=2"); strings.Join(idsOf(data), ",") != ok1 || str(meta["unreadable"]) != "["+huge+"]" {
-			t.Errorf("page 2: data %v meta %v", idsOf(data), meta)
+		if data, meta := list(&client.DocumentListOptions{ListOptions: client.ListOptions{PerPage: 2, Page: 2}}); strings.Join(idsOf(data), ",") != ok1 || fmt.Sprint(meta.Unreadable) != "["+huge+"]" {
+			t.Errorf("page 2: data %v meta %+v", idsOf(data), meta)
 		}
 		for _, id := range []string{huge, corrupt} {
 			logged := len(f.svc.Stderr.String())
@@ -97,12 +106,18 @@ func TestUnreadableDocumentRow(t *testing.T) {
 			t.Errorf("the log does not say why %s is unreadable:\n%s", huge, log)
 		}
 		// The other documents work as before, and the unreadable ones can be deleted.
-		c.do("GET", "/api/v1/invoices/"+ok1, nil).want(t, 200, "")
-		c.do("POST", "/api/v1/documents/"+ok2+"/validate", nil).want(t, 200, "")
-		c.do("DELETE", "/api/v1/invoices/"+huge, nil).want(t, 200, "")
-		c.do("DELETE", "/api/v1/invoices/"+corrupt, nil).want(t, 200, "")
-		if data, meta := list(""); len(data) != 2 || meta["unreadable"] != nil || meta["total"] != float64(2) {
-			t.Errorf("after the deletes: %d documents, meta %v", len(data), meta)
+		d, err := a.Documents.Get(ctx, ok1)
+		must(t, d, err)
+		res, err := a.Documents.Validate(ctx, ok2)
+		must(t, res, err)
+		if err := a.Documents.Delete(ctx, huge); err != nil {
+			t.Errorf("delete the unreadable %s: %v", huge, err)
+		}
+		if err := a.Documents.Delete(ctx, corrupt); err != nil {
+			t.Errorf("delete the unreadable %s: %v", corrupt, err)
+		}
+		if data, meta := list(nil); len(data) != 2 || meta.Unreadable != nil || meta.Total != 2 {
+			t.Errorf("after the deletes: %d documents, meta %+v", len(data), meta)
 		}
 	})
 }

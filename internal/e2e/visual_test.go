@@ -16,6 +16,7 @@ import (
 	"github.com/makiuchi-d/gozxing"
 	gozxingqr "github.com/makiuchi-d/gozxing/qrcode"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -58,18 +59,23 @@ func pdfText(t *testing.T, pdf []byte) string {
 // TestQRCode: the QR code of a Valid document encodes its validation link,
 // as JSON with a base64 PNG, as PNG and as JPEG, in the size asked.
 func TestQRCode(t *testing.T) {
-	_, c := startLifecycleService(t, testdb.SQLite(t))
-	buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-	id := c.readyInvoice("INV-QR-1", buyer)
-	c.do("GET", "/api/v1/documents/"+id+"/qr", nil).want(t, 409, "DOCUMENT_NOT_VALID")
-	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-	st := c.waitStatus(id, "Valid", 20*time.Second)
-	link := str(st["validation_url"])
+	ctx := t.Context()
+	svc, a := startLifecycleAPI(t, testdb.SQLite(t))
+	c := svc.client(t, svc.DemoKey) // for the Accept negotiation, on the wire
+	bp, err := a.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
+	buyer := must(t, bp, err).ID
+	id := readyInvoiceDoc(t, a, "INV-QR-1", buyer)
+	_, err = a.Documents.QR(ctx, id, 0)
+	wantErr(t, err, 409, client.CodeDocumentNotValid)
+	sub, err := a.Documents.Submit(ctx, id)
+	want200(t, must(t, sub, err))
+	st := waitStatusTyped(t, a, id, client.StatusValid, 20*time.Second)
+	link := st.ValidationURL
 
-	// JSON by default, and for */*.
-	for _, accept := range []string{"", "*/*", "application/json"} {
+	// JSON by default (no Accept), and for */*.
+	for _, accept := range []string{"", "*/*"} {
 		d := c.do("GET", "/api/v1/documents/"+id+"/qr", nil, "Accept", accept).want(t, 200, "").data()
-		if d["url"] != link || d["document_uuid"] != st["document_uuid"] || d["id"] != id {
+		if d["url"] != link || d["document_uuid"] != st.DocumentUUID || d["id"] != id {
 			t.Errorf("Accept %q: %v", accept, d)
 		}
 		raw, err := base64.StdEncoding.DecodeString(str(d["qr_code"]))
@@ -80,6 +86,17 @@ func TestQRCode(t *testing.T) {
 			t.Errorf("JSON qr_code: %q %v, want %q at 256x256", text, size, link)
 		}
 	}
+	// And for application/json: the client's QR (which reads qr_code as
+	// plain base64).
+	qr, err := a.Documents.QR(ctx, id, 0)
+	if must(t, qr, err).URL != link || qr.DocumentUUID != st.DocumentUUID || qr.ID != id {
+		t.Errorf("Accept application/json: %+v", qr)
+	}
+	if text, size := decodeQR(t, qr.PNG); text != link || size != (image.Point{256, 256}) {
+		t.Errorf("JSON qr_code: %q %v, want %q at 256x256", text, size, link)
+	}
+	// The images: the Content-Type answered is part of the check, which
+	// the client's QRImage does not show.
 	for _, c2 := range []struct {
 		accept, size string
 		px           int
@@ -101,25 +118,36 @@ func TestQRCode(t *testing.T) {
 		}
 	}
 	c.do("GET", "/api/v1/documents/"+id+"/qr", nil, "Accept", "image/webp").want(t, 406, "NOT_ACCEPTABLE")
-	for _, bad := range []string{"63", "1025", "abc", ""} {
+	for _, bad := range []int{63, 1025} {
+		_, err := a.Documents.QR(ctx, id, bad)
+		if e := wantErr(t, err, 422, client.CodeValidationFailed); e.Fields["size"] == nil {
+			t.Errorf("size=%d: errors %v", bad, e.Fields)
+		}
+	}
+	for _, bad := range []string{"abc", ""} { // sizes the client cannot send
 		r := c.do("GET", "/api/v1/documents/"+id+"/qr?size="+bad, nil).want(t, 422, "VALIDATION_FAILED")
 		if r.fieldErrors()["size"] == nil {
 			t.Errorf("size=%s: errors %v", bad, r.fieldErrors())
 		}
 	}
-	c.do("GET", "/api/v1/documents/01900000-0000-7000-8000-000000000009/qr", nil).want(t, 404, "DOCUMENT_NOT_FOUND")
+	_, err = a.Documents.QR(ctx, "01900000-0000-7000-8000-000000000009", 0)
+	wantErr(t, err, 404, client.CodeDocumentNotFound)
 }
 
 // TestPDF: the visual e-invoice carries the document's numbers and parties;
 // "NOT YET VALIDATED" until the authority validates it, then its uuid and
 // link; a submitted document's PDF comes from its frozen copy.
 func TestPDF(t *testing.T) {
-	_, c := startLifecycleService(t, testdb.SQLite(t))
+	ctx := t.Context()
+	svc, a := startLifecycleAPI(t, testdb.SQLite(t))
+	c := svc.client(t, svc.DemoKey) // for the headers of the answer
 	b := sampleBuyer()
 	b["name"] = "Syarikat Jaya Sdn. Bhd. 腾讯科技有限公司"
-	buyer := str(c.do("POST", "/api/v1/buyers", b).want(t, 201, "").data()["id"])
-	id := c.readyInvoice("INV-PDF/1", buyer)
+	bp, err := a.Buyers.Create(ctx, partyOf(t, b))
+	buyer := must(t, bp, err).ID
+	id := readyInvoiceDoc(t, a, "INV-PDF/1", buyer)
 
+	// The headers are part of the check: the client's PDF does not show them.
 	r := c.do("GET", "/api/v1/documents/"+id+"/pdf", nil).want(t, 200, "")
 	if ct := r.Header.Get("Content-Type"); ct != "application/pdf" || !bytes.HasPrefix(r.Raw, []byte("%PDF-")) {
 		t.Fatalf("Content-Type %s, body %.20q", ct, r.Raw)
@@ -136,13 +164,16 @@ func TestPDF(t *testing.T) {
 	}
 	c.do("GET", "/api/v1/documents/"+id+"/pdf", nil, "Accept", "application/json").want(t, 406, "NOT_ACCEPTABLE")
 
-	c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-	st := c.waitStatus(id, "Valid", 20*time.Second)
+	sub, err := a.Documents.Submit(ctx, id)
+	want200(t, must(t, sub, err))
+	st := waitStatusTyped(t, a, id, client.StatusValid, 20*time.Second)
 	// Renaming the buyer afterwards changes nothing in the submitted document's PDF.
 	b["name"] = "Renamed Buyer Bhd."
-	c.do("PUT", "/api/v1/buyers/"+buyer, b).want(t, 200, "")
-	text = pdfText(t, c.do("GET", "/api/v1/documents/"+id+"/pdf", nil).want(t, 200, "").Raw)
-	for _, want := range []string{str(st["document_uuid"]), "Syarikat Jaya Sdn. Bhd."} {
+	p, err := a.Buyers.Update(ctx, buyer, partyOf(t, b))
+	must(t, p, err)
+	pdf, err := a.Documents.PDF(ctx, id)
+	text = pdfText(t, must(t, pdf, err))
+	for _, want := range []string{st.DocumentUUID, "Syarikat Jaya Sdn. Bhd."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the Valid document's PDF lacks %q:\n%s", want, text)
 		}
