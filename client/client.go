@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -368,6 +369,19 @@ func (c *Client) raw(ctx context.Context, path, accept string, query url.Values)
 		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// file is raw for the visual forms, with their media type and file name.
+func (c *Client) file(ctx context.Context, path, accept string, query url.Values) (*File, error) {
+	resp, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: path, Query: query, Accept: accept}, nil)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{ContentType: resp.Header.Get("Content-Type"), Data: resp.Body}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+		f.Filename = params["filename"]
+	}
+	return f, nil
 }
 
 // escape makes an id safe as one path segment.

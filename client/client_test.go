@@ -155,16 +155,16 @@ func TestDocumentLifecycle(t *testing.T) {
 		t.Errorf("QR = %v (url %q), want the validation link as a PNG", err, qr.URL)
 	}
 	png, err := c.Documents.QRImage(ctx, d.ID, client.PNG, 0)
-	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+	if err != nil || png.ContentType != "image/png" || !bytes.HasPrefix(png.Data, []byte("\x89PNG")) {
 		t.Errorf("QRImage PNG: %v", err)
 	}
 	jpeg, err := c.Documents.QRImage(ctx, d.ID, client.JPEG, 64)
-	if err != nil || !bytes.HasPrefix(jpeg, []byte{0xff, 0xd8}) {
+	if err != nil || jpeg.ContentType != "image/jpeg" || !bytes.HasPrefix(jpeg.Data, []byte{0xff, 0xd8}) {
 		t.Errorf("QRImage JPEG: %v", err)
 	}
 	pdf, err := c.Documents.PDF(ctx, d.ID)
-	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-		t.Errorf("PDF: %v", err)
+	if err != nil || pdf.ContentType != "application/pdf" || !strings.HasSuffix(pdf.Filename, ".pdf") || !bytes.HasPrefix(pdf.Data, []byte("%PDF-")) {
+		t.Errorf("PDF: %v %+v", err, pdf)
 	}
 	ubl, err := c.Documents.UBL(ctx, d.ID)
 	if err != nil || !json.Valid(ubl) || !bytes.Contains(ubl, []byte("LC-0001")) {

@@ -116,6 +116,16 @@ type QRCode struct {
 	PNG []byte `json:"qr_code"`
 }
 
+// File is a document's visual form as the service answers it.
+type File struct {
+	// ContentType is the media type ("application/pdf", "image/png").
+	ContentType string
+	// Filename is the name the service suggests (Content-Disposition),
+	// empty when it suggests none.
+	Filename string
+	Data     []byte
+}
+
 // ImageFormat is the format of QRImage.
 type ImageFormat string
 
@@ -205,13 +215,14 @@ func (s *DocumentService) QR(ctx context.Context, id string, size int) (*QRCode,
 }
 
 // QRImage returns the QR code of QR as an image of the format.
-func (s *DocumentService) QRImage(ctx context.Context, id string, format ImageFormat, size int) ([]byte, error) {
-	return s.c.raw(ctx, actionPath(id, "qr"), string(format), sizeQuery(size))
+func (s *DocumentService) QRImage(ctx context.Context, id string, format ImageFormat, size int) (*File, error) {
+	return s.c.file(ctx, actionPath(id, "qr"), string(format), sizeQuery(size))
 }
 
-// PDF returns the visual e-invoice of a Valid or Cancelled document.
-func (s *DocumentService) PDF(ctx context.Context, id string) ([]byte, error) {
-	return s.c.raw(ctx, actionPath(id, "pdf"), "application/pdf", nil)
+// PDF returns the visual e-invoice: of any document, marked as not yet
+// validated until it is Valid, and as cancelled once Cancelled.
+func (s *DocumentService) PDF(ctx context.Context, id string) (*File, error) {
+	return s.c.file(ctx, actionPath(id, "pdf"), "application/pdf", nil)
 }
 
 func sizeQuery(size int) url.Values {

@@ -176,7 +176,7 @@ func TestCancel(t *testing.T) {
 		wantErr(t, err, 409, client.CodeDocumentNotValid)
 		if _, err := exec.LookPath("pdftotext"); err == nil {
 			pdf, err := c.Documents.PDF(ctx, inside)
-			text := pdfText(t, must(t, pdf, err))
+			text := pdfText(t, must(t, pdf, err).Data)
 			if !strings.Contains(text, "CANCELLED") || !strings.Contains(text, "wrong buyer") || strings.Contains(text, "NOT YET VALIDATED") {
 				t.Errorf("the cancelled document's PDF:\n%s", text)
 			}

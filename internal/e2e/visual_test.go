@@ -172,7 +172,7 @@ func TestPDF(t *testing.T) {
 	p, err := a.Buyers.Update(ctx, buyer, partyOf(t, b))
 	must(t, p, err)
 	pdf, err := a.Documents.PDF(ctx, id)
-	text = pdfText(t, must(t, pdf, err))
+	text = pdfText(t, must(t, pdf, err).Data)
 	for _, want := range []string{st.DocumentUUID, "Syarikat Jaya Sdn. Bhd."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the Valid document's PDF lacks %q:\n%s", want, text)
