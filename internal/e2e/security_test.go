@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,8 +26,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/apidoc"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
@@ -219,10 +222,12 @@ func secRevokeKey(t *testing.T, dsn, tenantID, key string) {
 }
 
 // secFixture is a running service whose tenant A (the demo tenant) has a
-// buyer, an on-behalf seller and documents in several states.
+// buyer, an on-behalf seller and documents in several states, set up with
+// the typed client as an integrator would.
 type secFixture struct {
 	svc     *service
-	a       *rawClient
+	a       *rawClient     // tenant A's key, for the requests no typed client sends
+	api     *client.Client // tenant A's key, typed
 	tenantA string
 	buyer   string
 	seller  string
@@ -234,18 +239,19 @@ type secFixture struct {
 func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	t.Helper()
 	svc := startService(t, dsn, append([]string{"--rate-limit", "100000", "--sandbox-delay", "0"}, args...)...)
-	a := svc.client(t, svc.DemoKey)
-	f := &secFixture{svc: svc, a: a}
-	f.tenantA = str(a.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "").data()["id"])
-	f.buyer = str(a.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-	f.seller = str(a.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()["id"])
-	draft := singleLineBody("SEC-DRAFT-1")
-	draft["buyerId"] = f.buyer
-	f.draft = str(a.do("POST", "/api/v1/invoices", draft).want(t, 201, "").data()["id"])
-	f.ready = a.readyInvoice("SEC-READY-1", f.buyer)
-	f.valid = a.readyInvoice("SEC-VALID-1", f.buyer)
-	a.do("POST", "/api/v1/documents/"+f.valid+"/submit", nil).want(t, 200, "")
-	a.waitStatus(f.valid, "Valid", 20*time.Second)
+	f := &secFixture{svc: svc, a: svc.client(t, svc.DemoKey), api: svc.api(t, svc.DemoKey)}
+	ctx := t.Context()
+	prof, err := f.api.Profile.Update(ctx, secProfile(t), nil)
+	f.tenantA = must(t, prof, err).ID
+	buyer, err := f.api.Buyers.Create(ctx, secBuyer(t))
+	f.buyer = must(t, buyer, err).ID
+	seller, err := f.api.Sellers.Create(ctx, secSeller(t))
+	f.seller = must(t, seller, err).ID
+	draft, err := f.api.Documents.Create(ctx, secInvoice(t, "SEC-DRAFT-1", f.buyer))
+	f.draft = must(t, draft, err).ID
+	f.ready = secReadyInvoice(t, f.api, "SEC-READY-1", f.buyer)
+	f.valid = secReadyInvoice(t, f.api, "SEC-VALID-1", f.buyer)
+	secSubmitValid(t, f.api, f.valid)
 	return f
 }
 
@@ -253,25 +259,346 @@ func (f *secFixture) ids() []string {
 	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid}
 }
 
-// snapshot is tenant A's objects as its own key reads them.
-func (f *secFixture) snapshot(t *testing.T) map[string]string {
+// id is the fixture's object a typed call of c acts on: its buyer or
+// seller, or the document in the state the call would succeed on.
+func (f *secFixture) id(c secCall) string {
+	switch c.res {
+	case "buyer":
+		return f.buyer
+	case "seller":
+		return f.seller
+	case "document":
+		switch c.on {
+		case client.StatusDraft:
+			return f.draft
+		case client.StatusReady:
+			return f.ready
+		}
+		return f.valid
+	}
+	return ""
+}
+
+// secSnapshot is tenant A's objects as its own key reads them: the answers
+// as received, and the typed client's values.
+type secSnapshot struct {
+	raw   map[string]string
+	typed secState
+}
+
+// secState is tenant A's objects as the typed client reads them.
+type secState struct {
+	Profile             *client.Profile
+	Buyer, Seller       *client.Party
+	Draft, Ready, Valid *client.Document
+	Buyers, Sellers     *client.Page[client.Party]
+	Documents           *client.Page[client.Document]
+}
+
+func (f *secFixture) snapshot(t *testing.T) secSnapshot {
 	t.Helper()
-	out := map[string]string{}
+	out := secSnapshot{raw: map[string]string{}}
 	for _, p := range []string{"/api/v1/profile", "/api/v1/buyers/" + f.buyer, "/api/v1/on-behalf-sellers/" + f.seller,
 		"/api/v1/invoices/" + f.draft, "/api/v1/invoices/" + f.ready, "/api/v1/invoices/" + f.valid,
 		"/api/v1/buyers?per_page=100", "/api/v1/on-behalf-sellers?per_page=100", "/api/v1/invoices?per_page=100"} {
-		out[p] = string(f.a.do("GET", p, nil).want(t, 200, "").Raw)
+		out.raw[p] = string(f.a.do("GET", p, nil).want(t, 200, "").Raw)
+	}
+	ctx, all, s := t.Context(), client.ListOptions{PerPage: 100}, &out.typed
+	var errs [9]error
+	s.Profile, errs[0] = f.api.Profile.Get(ctx)
+	s.Buyer, errs[1] = f.api.Buyers.Get(ctx, f.buyer)
+	s.Seller, errs[2] = f.api.Sellers.Get(ctx, f.seller)
+	s.Draft, errs[3] = f.api.Documents.Get(ctx, f.draft)
+	s.Ready, errs[4] = f.api.Documents.Get(ctx, f.ready)
+	s.Valid, errs[5] = f.api.Documents.Get(ctx, f.valid)
+	s.Buyers, errs[6] = f.api.Buyers.List(ctx, &client.PartyListOptions{ListOptions: all})
+	s.Sellers, errs[7] = f.api.Sellers.List(ctx, &client.PartyListOptions{ListOptions: all})
+	s.Documents, errs[8] = f.api.Documents.List(ctx, &client.DocumentListOptions{ListOptions: all})
+	if err := errors.Join(errs[:]...); err != nil {
+		t.Fatalf("tenant A's objects, typed: %v", err)
 	}
 	return out
 }
 
-func secSameSnapshot(t *testing.T, what string, before, after map[string]string) {
+func secSameSnapshot(t *testing.T, what string, before, after secSnapshot) {
 	t.Helper()
-	for p, b := range before {
-		if after[p] != b {
-			t.Errorf("%s changed GET %s:\nbefore %s\nafter  %s", what, p, b, after[p])
+	for p, b := range before.raw {
+		if after.raw[p] != b {
+			t.Errorf("%s changed GET %s:\nbefore %s\nafter  %s", what, p, b, after.raw[p])
 		}
 	}
+	if d := cmp.Diff(before.typed, after.typed); d != "" {
+		t.Errorf("%s changed tenant A's objects as the typed client reads them (-before +after):\n%s", what, d)
+	}
+}
+
+// secAs is one of the tests' shared bodies (sampleBuyer, singleLineBody...)
+// as the typed client's T. It fails the test when T has no field for one of
+// the body's, so that the typed request carries everything the body does.
+func secAs[T any](t *testing.T, body map[string]any) *T {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatalf("encode %v: %v", body, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var v T
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%T cannot hold %s: %v", v, raw, err)
+	}
+	return &v
+}
+
+// secProfile, secBuyer and secSeller are sampleProfile, sampleBuyer and
+// sampleSeller for the typed client.
+func secProfile(t *testing.T) *client.Profile { return secAs[client.Profile](t, sampleProfile()) }
+func secBuyer(t *testing.T) *client.Party     { return secAs[client.Party](t, sampleBuyer()) }
+func secSeller(t *testing.T) *client.Party    { return secAs[client.Party](t, sampleSeller()) }
+
+// secInvoice is singleLineBody to the buyer, for the typed client.
+func secInvoice(t *testing.T, serial, buyer string) *client.Document {
+	t.Helper()
+	d := secAs[client.Document](t, singleLineBody(serial))
+	d.BuyerID = buyer
+	return d
+}
+
+// secReadyInvoice creates an invoice to the buyer and validates it, which
+// must pass.
+func secReadyInvoice(t *testing.T, c *client.Client, serial, buyer string) string {
+	t.Helper()
+	d, err := c.Documents.Create(t.Context(), secInvoice(t, serial, buyer))
+	id := must(t, d, err).ID
+	v, err := c.Documents.Validate(t.Context(), id)
+	if must(t, v, err).ID != id || v.Status != client.StatusReady || !v.ValidationPassed || v.Message != passedMessage || v.Errors != nil || v.Problems != nil {
+		t.Errorf("%s: validate = %+v, want ready and passed", serial, v)
+	}
+	return id
+}
+
+// secSubmitValid submits a ready document, which the authority accepts at
+// once (200, not pending), and waits for its verdict, Valid.
+func secSubmitValid(t *testing.T, c *client.Client, id string) {
+	t.Helper()
+	if sub, err := c.Documents.Submit(t.Context(), id); must(t, sub, err).ID != id || sub.Pending {
+		t.Errorf("submit %s = %+v, want accepted at once", id, sub)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := c.Documents.Status(t.Context(), id)
+		if must(t, st, err).Status == client.StatusValid {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("document %s is %s after 20s, want Valid: %+v", id, st.Status, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// secWant is wantErr that also wants the error to carry the request id the
+// service gave the answer (the id an integrator quotes).
+func secWant(t *testing.T, err error, status int, code string) *client.Error {
+	t.Helper()
+	e := wantErr(t, err, status, code)
+	if e.StatusCode != 0 && (e.RequestID == "" || e.Message == "") {
+		t.Errorf("%d %s: request id %q, message %q: want both", e.StatusCode, e.Code, e.RequestID, e.Message)
+	}
+	return e
+}
+
+// secNo5xx checks that a typed call was answered with a success or a
+// client's error, never a 5xx nor no answer.
+func secNo5xx(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *client.Error
+	switch {
+	case err == nil:
+	case !errors.As(err, &e):
+		t.Errorf("%s: %v", what, err)
+	case e.StatusCode >= 500:
+		t.Errorf("%s: %d %s (request %s): %s", what, e.StatusCode, e.Code, e.RequestID, e.Body)
+	}
+}
+
+// secCall is one operation of the typed client under /api/v1.
+type secCall struct {
+	name string
+	// res is what its id names ("buyer", "seller", "document"), "" when
+	// it takes none; on is the status of a document it would succeed on.
+	res string
+	on  client.Status
+	// write: not a GET.
+	write bool
+	call  func(ctx context.Context, c *client.Client, id string) error
+}
+
+// secCalls lists every operation of the typed client under /api/v1, each
+// with the body secRequestBody makes: one that would succeed for the tenant
+// owning o's objects, so that a refusal is the authorization's doing.
+func secCalls(t *testing.T, o secOwned) []secCall {
+	t.Helper()
+	body := func(method, path, schema string) map[string]any {
+		b, _ := secRequestBody(t, secOp{Method: method, Path: path, Body: schema}, o).(map[string]any)
+		return b
+	}
+	profile := secAs[client.Profile](t, body("PUT", "/api/v1/profile", "ProfileInput"))
+	update := secAs[client.Document](t, body("PUT", "/api/v1/invoices/{id}", "DocumentInput"))
+	calls := []secCall{
+		{"Profile.Get", "", "", false, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := c.Profile.Get(ctx)
+			return err
+		}},
+		{"Profile.Update", "", "", true, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := c.Profile.Update(ctx, profile, nil)
+			return err
+		}},
+	}
+	for _, p := range []struct {
+		name, res string
+		svc       func(*client.Client) *client.PartyService
+		body      *client.Party
+	}{
+		{"Buyers", "buyer", func(c *client.Client) *client.PartyService { return c.Buyers }, secBuyer(t)},
+		{"Sellers", "seller", func(c *client.Client) *client.PartyService { return c.Sellers }, secSeller(t)},
+	} {
+		calls = append(calls,
+			secCall{p.name + ".Create", "", "", true, func(ctx context.Context, c *client.Client, _ string) error {
+				_, err := p.svc(c).Create(ctx, p.body)
+				return err
+			}},
+			secCall{p.name + ".List", "", "", false, func(ctx context.Context, c *client.Client, _ string) error {
+				_, err := p.svc(c).List(ctx, nil)
+				return err
+			}},
+			secCall{p.name + ".Get", p.res, "", false, func(ctx context.Context, c *client.Client, id string) error {
+				_, err := p.svc(c).Get(ctx, id)
+				return err
+			}},
+			secCall{p.name + ".Update", p.res, "", true, func(ctx context.Context, c *client.Client, id string) error {
+				_, err := p.svc(c).Update(ctx, id, p.body)
+				return err
+			}},
+			secCall{p.name + ".Delete", p.res, "", true, func(ctx context.Context, c *client.Client, id string) error {
+				return p.svc(c).Delete(ctx, id)
+			}})
+	}
+	for _, k := range einvoice.Kinds {
+		d := secAs[client.Document](t, body("POST", "/api/v1"+k.Path, "DocumentInput"))
+		d.Type = client.DocumentType(k.Kind)
+		calls = append(calls, secCall{"Documents.Create " + string(k.Kind), "", "", true, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := c.Documents.Create(ctx, d)
+			return err
+		}})
+	}
+	calls = append(calls,
+		secCall{"Documents.List", "", "", false, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := c.Documents.List(ctx, nil)
+			return err
+		}},
+		secCall{"Documents.SubmitBulk", "", "", true, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := c.Documents.SubmitBulk(ctx, []string{o.doc})
+			return err
+		}},
+		secCall{"Documents.Get", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Get(ctx, id)
+			return err
+		}},
+		secCall{"Documents.Update", "document", client.StatusDraft, true, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Update(ctx, id, update)
+			return err
+		}},
+		secCall{"Documents.Delete", "document", client.StatusDraft, true, func(ctx context.Context, c *client.Client, id string) error {
+			return c.Documents.Delete(ctx, id)
+		}},
+		secCall{"Documents.Validate", "document", client.StatusDraft, true, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Validate(ctx, id)
+			return err
+		}},
+		secCall{"Documents.Submit", "document", client.StatusReady, true, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Submit(ctx, id)
+			return err
+		}},
+		secCall{"Documents.Status", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Status(ctx, id)
+			return err
+		}},
+		secCall{"Documents.Cancel", "document", client.StatusValid, true, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.Cancel(ctx, id, "Security test")
+			return err
+		}},
+		secCall{"Documents.UBL", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.UBL(ctx, id)
+			return err
+		}},
+		secCall{"Documents.QR", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.QR(ctx, id, 0)
+			return err
+		}},
+		secCall{"Documents.QRImage", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.QRImage(ctx, id, client.PNG, 0)
+			return err
+		}},
+		secCall{"Documents.PDF", "document", client.StatusValid, false, func(ctx context.Context, c *client.Client, id string) error {
+			_, err := c.Documents.PDF(ctx, id)
+			return err
+		}})
+	for name, list := range map[string]func(*client.CodeService, context.Context) ([]client.Code, error){
+		"Classifications": (*client.CodeService).Classifications, "Countries": (*client.CodeService).Countries,
+		"Currencies": (*client.CodeService).Currencies, "IDTypes": (*client.CodeService).IDTypes,
+		"PaymentModes": (*client.CodeService).PaymentModes, "States": (*client.CodeService).States,
+		"TaxTypes": (*client.CodeService).TaxTypes, "UnitTypes": (*client.CodeService).UnitTypes,
+	} {
+		calls = append(calls, secCall{"Codes." + name, "", "", false, func(ctx context.Context, c *client.Client, _ string) error {
+			_, err := list(c.Codes, ctx)
+			return err
+		}})
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].name < calls[j].name })
+	return calls
+}
+
+// secAnswers is a transport that keeps the body of every answer, so that a
+// test sees the wire under the typed client's values.
+type secAnswers struct {
+	next   http.RoundTripper
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (a *secAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := a.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	a.mu.Lock()
+	a.bodies = append(a.bodies, body)
+	a.mu.Unlock()
+	return resp, nil
+}
+
+// last is the body of the last answer.
+func (a *secAnswers) last() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.bodies) == 0 {
+		return nil
+	}
+	return a.bodies[len(a.bodies)-1]
+}
+
+// secAPI is svc.api(t, key), the typed client checked against the OpenAPI
+// document with retries off, that also keeps its answers as received.
+func secAPI(t *testing.T, svc *service, key string) (*client.Client, *secAnswers) {
+	rec := &secAnswers{next: contract(t).Transport(t, http.DefaultTransport)}
+	return client.New(svc.URL, key, client.WithRetries(0), client.WithHTTPClient(&http.Client{Transport: rec, Timeout: 30 * time.Second})), rec
 }
 
 // TestSecurityObjectLevelAuthorization (API1): tenant B's key, given tenant
@@ -282,17 +609,19 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newSecFixture(t, dsn)
 		_, keyB := secTenant(t, dsn, "Other Tenant Sdn. Bhd.", "C1234567890")
-		b := f.svc.client(t, keyB)
+		b, bAPI, ctx := f.svc.client(t, keyB), f.svc.api(t, keyB), t.Context()
 		// B is a working read-write tenant with objects of its own, which
 		// its bodies name: were a check missing, B's requests would succeed.
-		mine := secOwned{
-			buyer:  str(b.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"]),
-			seller: str(b.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()["id"]),
+		var mine secOwned
+		buyer, err := bAPI.Buyers.Create(ctx, secBuyer(t))
+		mine.buyer = must(t, buyer, err).ID
+		seller, err := bAPI.Sellers.Create(ctx, secSeller(t))
+		mine.seller = must(t, seller, err).ID
+		own, err := bAPI.Documents.Create(ctx, secInvoice(t, "SEC-B-1", mine.buyer))
+		mine.doc = must(t, own, err).ID
+		if got, err := bAPI.Documents.Get(ctx, mine.doc); must(t, got, err).ID != mine.doc || got.InvoiceSerialNumber != "SEC-B-1" {
+			t.Errorf("tenant B's own invoice: %+v", got)
 		}
-		own := singleLineBody("SEC-B-1")
-		own["buyerId"] = mine.buyer
-		mine.doc = str(b.do("POST", "/api/v1/invoices", own).want(t, 201, "").data()["id"])
-		b.do("GET", "/api/v1/invoices/"+mine.doc, nil).want(t, 200, "")
 
 		before := f.snapshot(t)
 		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid}}
@@ -317,6 +646,24 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 		if calls < 20 {
 			t.Errorf("only %d cross-tenant calls: the document's {id} operations were not found", calls)
 		}
+		// The same through the typed client: each of its operations on an
+		// id, given A's, is the resource's 404, with the request's id.
+		notFound := map[string]string{"buyer": client.CodeBuyerNotFound, "seller": client.CodeSellerNotFound, "document": client.CodeDocumentNotFound}
+		typed, named := 0, map[string]string{f.buyer: "buyer", f.seller: "seller", f.draft: "draft", f.ready: "ready", f.valid: "Valid"}
+		for _, c := range secCalls(t, mine) {
+			if c.res == "" {
+				continue
+			}
+			for _, id := range targets[c.res] {
+				t.Run(c.name+" of A's "+named[id], func(t *testing.T) {
+					secWant(t, c.call(t.Context(), bAPI, id), 404, notFound[c.res])
+				})
+				typed++
+			}
+		}
+		if typed < 35 {
+			t.Errorf("only %d typed cross-tenant calls", typed)
+		}
 
 		// Lists, searches and filters of B never show A's objects.
 		lists := []string{"/api/v1/buyers?search=Buyer", "/api/v1/buyers?search=C20880050010",
@@ -335,35 +682,83 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 				}
 			}
 		}
-
-		// Bulk submit: A's ids are unknown to B, one by one; nothing is sent.
-		res := b.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": []string{f.draft, f.ready, f.valid}}).want(t, 200, "").data()
-		rej, _ := res["rejected"].([]any)
-		if acc, _ := res["accepted"].([]any); len(acc) != 0 || len(rej) != 3 {
-			t.Errorf("tenant B's bulk submit of A's ids: %v, want all 3 rejected", res)
+		// The same lists through the typed client, every page: B's own
+		// objects and none of A's.
+		aOwns := map[string]bool{"SEC-DRAFT-1": true, "SEC-READY-1": true, "SEC-VALID-1": true}
+		for _, id := range f.ids() {
+			aOwns[id] = true
 		}
-		for _, r := range rej {
-			if m := r.(map[string]any); m["error_code"] != "DOCUMENT_NOT_FOUND" {
-				t.Errorf("tenant B's bulk submit of A's id: %v, want DOCUMENT_NOT_FOUND", m)
+		seen := map[string]bool{}
+		parties := func(what string, all iter.Seq2[client.Party, error]) {
+			for p, err := range all {
+				if err != nil {
+					t.Fatalf("tenant B: %s: %v", what, err)
+				}
+				seen[p.ID] = true
+				if aOwns[p.ID] {
+					t.Errorf("tenant B: %s shows A's %s", what, p.ID)
+				}
 			}
 		}
-		if p, _ := res["pending"].([]any); len(p) != 0 {
-			t.Errorf("tenant B's bulk submit left A's documents pending: %v", p)
+		documents := func(what string, opts *client.DocumentListOptions) {
+			for d, err := range bAPI.Documents.All(ctx, opts) {
+				if err != nil {
+					t.Fatalf("tenant B: %s: %v", what, err)
+				}
+				seen[d.ID] = true
+				if aOwns[d.ID] || aOwns[d.InvoiceSerialNumber] {
+					t.Errorf("tenant B: %s shows A's %s %s", what, d.ID, d.InvoiceSerialNumber)
+				}
+			}
+		}
+		parties("Buyers.All", bAPI.Buyers.All(ctx, nil))
+		parties("Buyers.All by name", bAPI.Buyers.All(ctx, &client.PartyListOptions{Search: "Buyer"}))
+		parties("Buyers.All by TIN", bAPI.Buyers.All(ctx, &client.PartyListOptions{Search: "C20880050010"}))
+		parties("Sellers.All", bAPI.Sellers.All(ctx, nil))
+		parties("Sellers.All by TIN", bAPI.Sellers.All(ctx, &client.PartyListOptions{Search: "IG21136626090"}))
+		documents("Documents.All", nil)
+		documents("Documents.All by serial", &client.DocumentListOptions{Search: "SEC-"})
+		for _, st := range []client.Status{client.StatusDraft, client.StatusReady, client.StatusValid} {
+			documents("Documents.All "+string(st), &client.DocumentListOptions{Status: st})
+		}
+		if !seen[mine.buyer] || !seen[mine.seller] || !seen[mine.doc] {
+			t.Errorf("tenant B's typed lists lack B's own buyer, seller or invoice: %v", seen)
+		}
+
+		// Bulk submit: A's ids are unknown to B, one by one; nothing is sent.
+		aDocs := []string{f.draft, f.ready, f.valid}
+		res, err := bAPI.Documents.SubmitBulk(ctx, aDocs)
+		must(t, res, err)
+		if len(res.Accepted) != 0 || len(res.Rejected) != 3 {
+			t.Errorf("tenant B's bulk submit of A's ids: %+v, want all 3 rejected", res)
+		}
+		for _, r := range res.Rejected {
+			if r.ErrorCode != client.CodeDocumentNotFound {
+				t.Errorf("tenant B's bulk submit of A's id: %+v, want DOCUMENT_NOT_FOUND", r)
+			}
+			if !slices.Contains(aDocs, r.ID) {
+				t.Errorf("tenant B's bulk submit of A's ids rejected %s, not one of them", r.ID)
+			}
+		}
+		if len(res.Pending) != 0 {
+			t.Errorf("tenant B's bulk submit left A's documents pending: %+v", res.Pending)
 		}
 
 		// B's bodies cannot name A's parties.
-		inv := singleLineBody("SEC-B-2")
-		inv["buyerId"] = f.buyer
-		if r := b.do("POST", "/api/v1/invoices", inv).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["buyerId"] == nil {
-			t.Errorf("A's buyer in B's invoice: %s", r.Raw)
+		inv := secInvoice(t, "SEC-B-2", f.buyer)
+		_, err = bAPI.Documents.Create(ctx, inv)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["buyerId"] == nil {
+			t.Errorf("A's buyer in B's invoice: %s", e.Body)
 		}
-		if r := b.do("PUT", "/api/v1/invoices/"+mine.doc, inv).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["buyerId"] == nil {
-			t.Errorf("A's buyer in B's PUT: %s", r.Raw)
+		_, err = bAPI.Documents.Update(ctx, mine.doc, inv)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["buyerId"] == nil {
+			t.Errorf("A's buyer in B's PUT: %s", e.Body)
 		}
-		sb := singleLineBody("SEC-B-3")
-		sb["onBehalfSellerId"] = f.seller
-		if r := b.do("POST", "/api/v1/self-billed-invoices", sb).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["onBehalfSellerId"] == nil {
-			t.Errorf("A's seller in B's self-billed invoice: %s", r.Raw)
+		sb := secAs[client.Document](t, singleLineBody("SEC-B-3"))
+		sb.Type, sb.OnBehalfSellerID = client.TypeSelfBilledInvoice, f.seller
+		_, err = bAPI.Documents.Create(ctx, sb)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["onBehalfSellerId"] == nil {
+			t.Errorf("A's seller in B's self-billed invoice: %s", e.Body)
 		}
 
 		secSameSnapshot(t, "tenant B's requests", before, f.snapshot(t))
@@ -378,22 +773,27 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 func TestSecurityAuthentication(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newSecFixture(t, dsn, "--key-cache-ttl", "0", "--log-level", "debug")
-		a := f.a
+		ctx := t.Context()
 		const clientSecret = "sec-client-secret-5b1f0c9e"
 		cert, key := testcert.New(t, "Supplier's Name")
-		prof := sampleProfile()
-		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": "sec-client-1",
-			"clientSecret": clientSecret, "certificatePem": cert, "privateKeyPem": key}
-		a.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
+		prof, err := f.api.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer",
+			ClientID: "sec-client-1", ClientSecret: clientSecret, CertificatePEM: cert, PrivateKeyPEM: key})
+		if au := must(t, prof, err).Authority; au.ClientID != "sec-client-1" || !au.HasClientSecret || !au.HasSigningCertificate {
+			t.Errorf("the profile's authority settings after setting them: %+v", au)
+		}
 		// A signed document, through a fresh login with that secret.
-		signed := a.readyInvoice("SEC-SIGNED-1", f.buyer)
-		a.do("POST", "/api/v1/documents/"+signed+"/submit", nil).want(t, 200, "")
-		a.waitStatus(signed, "Valid", 20*time.Second)
+		signed := secReadyInvoice(t, f.api, "SEC-SIGNED-1", f.buyer)
+		secSubmitValid(t, f.api, signed)
 
 		// A key that worked, then revoked (the key cache is off: at once).
 		revoked := secKey(t, dsn, f.tenantA)
-		f.svc.client(t, revoked).do("GET", "/api/v1/profile", nil).want(t, 200, "")
+		revokedAPI := f.svc.api(t, revoked)
+		if p, err := revokedAPI.Profile.Get(ctx); must(t, p, err).ID != f.tenantA {
+			t.Errorf("the new key reads the profile of %s, want tenant A's %s", p.ID, f.tenantA)
+		}
 		secRevokeKey(t, dsn, f.tenantA, revoked)
+		_, err = revokedAPI.Profile.Get(ctx)
+		secWant(t, err, 401, client.CodeUnauthorized)
 
 		unknown := "eik_" + strings.Repeat("A", 43)
 		headers := map[string][]string{
@@ -443,6 +843,18 @@ func TestSecurityAuthentication(t *testing.T) {
 		if ops < 20 {
 			t.Errorf("only %d /api/v1 operations in the document", ops)
 		}
+		// Every operation of the typed client, with no key, an unknown, a
+		// revoked or a mangled one: 401, said as the raw requests got it.
+		for name, k := range map[string]string{"no key": "", "unknown key": unknown, "revoked key": revoked, "valid key plus a byte": f.svc.DemoKey + "x"} {
+			c := f.svc.api(t, k)
+			for _, op := range secCalls(t, secOwned{buyer: f.buyer, seller: f.seller, doc: f.ready}) {
+				t.Run(name+" "+op.name, func(t *testing.T) {
+					if e := secWant(t, op.call(t.Context(), c, f.id(op)), 401, client.CodeUnauthorized); e.Message != "Unauthenticated." {
+						t.Errorf("message %q, want Unauthenticated.", e.Message)
+					}
+				})
+			}
+		}
 		for _, q := range []string{"api_key", "access_token", "key", "token"} {
 			anon.do("GET", "/api/v1/profile?"+q+"="+url.QueryEscape(f.svc.DemoKey), nil).want(t, 401, "UNAUTHORIZED")
 		}
@@ -473,7 +885,8 @@ func TestSecurityAuthentication(t *testing.T) {
 func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newSecFixture(t, dsn)
-		ro := f.svc.client(t, secKey(t, dsn, f.tenantA, "--read-only"))
+		roKey := secKey(t, dsn, f.tenantA, "--read-only")
+		ro, roAPI := f.svc.client(t, roKey), f.svc.api(t, roKey)
 		before := f.snapshot(t)
 		// The documents a write key could act on: a draft to change, a
 		// ready one to submit, a Valid one to cancel.
@@ -510,6 +923,16 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 			}
 			writes++
 		}
+		// Every write of the typed client, on the object it would succeed
+		// on: 403 FORBIDDEN.
+		calls := secCalls(t, secOwned{buyer: f.buyer, seller: f.seller, doc: f.ready})
+		typedWrites := 0
+		for _, c := range calls {
+			if c.write {
+				t.Run(c.name, func(t *testing.T) { secWant(t, c.call(t.Context(), roAPI, f.id(c)), 403, client.CodeForbidden) })
+				typedWrites++
+			}
+		}
 		secSameSnapshot(t, "a read-only key's writes", before, f.snapshot(t))
 		if writes < 15 || len(reads) < 10 {
 			t.Errorf("%d write and %d read operations under /api/v1: not the service's document", writes, len(reads))
@@ -518,6 +941,19 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 			if r := ro.do("GET", target(op, f.valid), nil); r.Status != 200 {
 				t.Errorf("read-only key: %s = %d %.300s, want 200", op, r.Status, r.Raw)
 			}
+		}
+		// Every read of the typed client succeeds.
+		typedReads := 0
+		for _, c := range calls {
+			if !c.write {
+				if err := c.call(t.Context(), roAPI, f.id(c)); err != nil {
+					t.Errorf("read-only key: %s: %v", c.name, err)
+				}
+				typedReads++
+			}
+		}
+		if typedWrites < 20 || typedReads < 15 {
+			t.Errorf("%d write and %d read operations of the typed client", typedWrites, typedReads)
 		}
 	})
 }
@@ -582,9 +1018,11 @@ func secTenantRows(t *testing.T, dsn string) string {
 func TestSecurityPropertyLevel(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newSecFixture(t, dsn)
-		a := f.a
+		a, ctx := f.a, t.Context()
+		api, answers := secAPI(t, f.svc, f.svc.DemoKey)
 		const forged = "01900000-0000-7000-8000-0000000000aa"
 		const longAgo = "2001-01-01T00:00:00Z"
+		longAgoT := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 		valid := a.do("GET", "/api/v1/invoices/"+f.valid, nil).want(t, 200, "").data()
 		if valid["authority"] == nil || valid["frozen"] == nil || len(valid["history"].([]any)) < 4 {
 			t.Fatalf("the Valid document lacks its authority record, frozen parties or history: %v", valid)
@@ -635,20 +1073,51 @@ func TestSecurityPropertyLevel(t *testing.T) {
 		}
 		check("create", created, id, "", 1)
 		check("create, stored", a.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data(), id, str(created["createdAt"]), 1)
-		a.do("GET", "/api/v1/invoices/"+forged, nil).want(t, 404, "DOCUMENT_NOT_FOUND")
+		_, err := api.Documents.Get(ctx, forged)
+		secWant(t, err, 404, client.CodeDocumentNotFound)
 
 		draft := a.do("GET", "/api/v1/invoices/"+f.draft, nil).want(t, 200, "").data()
 		updated := a.do("PUT", "/api/v1/invoices/"+f.draft, poisoned("SEC-DRAFT-1")).want(t, 200, "").data()
 		check("PUT", updated, f.draft, str(draft["createdAt"]), 1)
 		check("PUT, stored", a.do("GET", "/api/v1/invoices/"+f.draft, nil).want(t, 200, "").data(), f.draft, str(draft["createdAt"]), 1)
 		// A status sent does not skip validation.
-		a.do("POST", "/api/v1/documents/"+f.draft+"/submit", nil).want(t, 422, "DOCUMENT_NOT_READY")
+		_, err = api.Documents.Submit(ctx, f.draft)
+		secWant(t, err, 422, client.CodeDocumentNotReady)
 		// A submitted document is not editable whatever the body claims.
 		a.do("PUT", "/api/v1/invoices/"+f.valid, poisoned("SEC-VALID-1")).want(t, 409, "DOCUMENT_NOT_DRAFT")
 
+		// The typed client's way to the same: a Document read back "may be
+		// sent again as it is", the service's fields with it, forged or not.
+		// It is a new draft all the same, and a Valid one stays as it is.
+		validDoc, err := api.Documents.Get(ctx, f.valid)
+		back := *must(t, validDoc, err)
+		back.InvoiceSerialNumber = "SEC-MASS-2"
+		back.ID, back.Status, back.TypeCode = forged, client.StatusValid, "11"
+		back.CreatedAt, back.UpdatedAt = longAgoT, longAgoT
+		back.Subtotal, back.TotalPayableAmount, back.TotalTaxAmount = "999999.00", "0.01", "0.00"
+		made, err := api.Documents.Create(ctx, &back)
+		madeID := must(t, made, err).ID
+		stored, err := api.Documents.Get(ctx, madeID)
+		for _, d := range []*client.Document{made, must(t, stored, err)} {
+			if d.ID == forged || d.ID == f.valid || d.Status != client.StatusDraft || d.Type != client.TypeInvoice || d.TypeCode != "01" ||
+				d.Authority != nil || d.Frozen != nil || len(d.History) != 1 || d.CreatedAt.Year() == 2001 || d.UpdatedAt.Year() == 2001 ||
+				d.Subtotal != validDoc.Subtotal || d.TotalPayableAmount != validDoc.TotalPayableAmount || d.TotalTaxAmount != validDoc.TotalTaxAmount {
+				t.Errorf("a Valid document read back and created again, its service fields forged: %+v", d)
+			}
+		}
+		back.Status = client.StatusDraft
+		_, err = api.Documents.Update(ctx, f.valid, &back)
+		secWant(t, err, 409, client.CodeDocumentNotDraft)
+		if d, err := api.Documents.Get(ctx, f.valid); must(t, d, err).Status != client.StatusValid || d.InvoiceSerialNumber != "SEC-VALID-1" {
+			t.Errorf("a refused update changed the Valid document: %+v", d)
+		}
+
 		// Buyers and sellers: id, readiness and timestamps are ignored;
 		// readiness is computed (this TIN is unknown to the sandbox).
-		for _, p := range []struct{ path, id string }{{"/api/v1/buyers", f.buyer}, {"/api/v1/on-behalf-sellers", f.seller}} {
+		for _, p := range []struct {
+			path, id string
+			api      *client.PartyService
+		}{{"/api/v1/buyers", f.buyer, api.Buyers}, {"/api/v1/on-behalf-sellers", f.seller, api.Sellers}} {
 			body := sampleSeller()
 			if p.path == "/api/v1/buyers" {
 				body = sampleBuyer()
@@ -684,8 +1153,27 @@ func TestSecurityPropertyLevel(t *testing.T) {
 					t.Errorf("%s %s with a forged tinCheck: %v", m, path, d)
 				}
 			}
-			if got := a.do("GET", p.path+"/"+p.id, nil).want(t, 200, "").data(); got["tinCheck"].(map[string]any)["status"] != "not_found" {
-				t.Errorf("%s: tinCheck %v after a PUT with a forged one", p.path, got["tinCheck"])
+			got, err := p.api.Get(ctx, p.id)
+			if must(t, got, err).TINCheck == nil || got.TINCheck.Status != client.TINNotFound {
+				t.Errorf("%s: tinCheck %+v after a PUT with a forged one", p.path, got.TINCheck)
+			}
+			// The typed client's Party read back, its service fields forged,
+			// sent again: created or updated, they are the service's own.
+			back := *got
+			back.ID, back.IsReady, back.ReadinessErrors = forged, true, nil
+			back.TINCheck = &client.TINCheck{Status: client.TINVerified, CheckedAt: &longAgoT}
+			back.CreatedAt, back.UpdatedAt = longAgoT, longAgoT
+			created, err := p.api.Create(ctx, &back)
+			updated, err2 := p.api.Update(ctx, p.id, &back)
+			for _, r := range []struct {
+				what string
+				p    *client.Party
+				id   string
+			}{{"Create", must(t, created, err), ""}, {"Update", must(t, updated, err2), p.id}} {
+				if r.p.ID == forged || (r.id != "" && r.p.ID != r.id) || r.p.IsReady || r.p.TINCheck == nil || r.p.TINCheck.Status != client.TINNotFound ||
+					r.p.CreatedAt.Year() == 2001 || (r.id != "" && !r.p.CreatedAt.Equal(got.CreatedAt)) {
+					t.Errorf("typed %s %s of a party read back with forged fields: %+v", r.what, p.path, r.p)
+				}
 			}
 		}
 
@@ -711,10 +1199,39 @@ func TestSecurityPropertyLevel(t *testing.T) {
 			}
 		}
 		keyLine := strings.Split(strings.TrimSpace(key), "\n")[2]
+		secrets := []string{clientSecret, keyLine, "PRIVATE KEY", "BEGIN CERTIFICATE", `"clientSecret"`, `"privateKeyPem"`, `"certificatePem"`, `"pkcs12Base64"`, `"pkcs12Password"`}
 		for _, r := range []*response{put, got} {
-			for _, s := range []string{clientSecret, keyLine, "PRIVATE KEY", "BEGIN CERTIFICATE", `"clientSecret"`, `"privateKeyPem"`, `"certificatePem"`, `"pkcs12Base64"`, `"pkcs12Password"`} {
+			for _, s := range secrets {
 				if bytes.Contains(r.Raw, []byte(s)) {
 					t.Errorf("the profile shows %q: %s", s, r.Raw)
+				}
+			}
+		}
+		// The same secrets set the typed client's way: the client.Profile
+		// answered, and the answer under it, show them only as set.
+		curCreated, err := time.Parse(time.RFC3339Nano, str(cur["createdAt"]))
+		if err != nil {
+			t.Fatalf("the profile's createdAt %v: %v", cur["createdAt"], err)
+		}
+		typedPut, err := api.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer",
+			ClientID: "sec-client-2", ClientSecret: clientSecret, CertificatePEM: cert, PrivateKeyPEM: key})
+		putRaw := answers.last()
+		typedGot, err2 := api.Profile.Get(ctx)
+		gotRaw := answers.last()
+		for _, r := range []struct {
+			what string
+			p    *client.Profile
+			raw  []byte
+		}{{"Profile.Update", must(t, typedPut, err), putRaw}, {"Profile.Get", must(t, typedGot, err2), gotRaw}} {
+			au := r.p.Authority
+			if r.p.ID != f.tenantA || !r.p.CreatedAt.Equal(curCreated) || !r.p.IsReady || len(r.p.ReadinessErrors) != 0 || au.ClientID != "sec-client-2" ||
+				!au.HasClientSecret || !au.HasSigningCertificate || au.HasPKCS12 {
+				t.Errorf("typed %s with secrets: %+v", r.what, r.p)
+			}
+			typed, _ := json.Marshal(r.p)
+			for _, s := range secrets {
+				if bytes.Contains(r.raw, []byte(s)) || bytes.Contains(typed, []byte(s)) {
+					t.Errorf("typed %s shows %q: %s", r.what, s, r.raw)
 				}
 			}
 		}
@@ -722,13 +1239,24 @@ func TestSecurityPropertyLevel(t *testing.T) {
 		tenantB, keyB := secTenant(t, dsn, "Bundle Sdn. Bhd.", "C1234567890")
 		const p12Password = "sec-p12-password-31d9"
 		bundle := secPKCS12(t, cert, key, p12Password)
-		b := f.svc.client(t, keyB)
-		pb := sampleProfile()
-		pb["authority"] = map[string]any{"environment": "sandbox", "mode": "taxpayer", "clientId": "sec-client-3",
-			"pkcs12Base64": bundle, "pkcs12Password": p12Password}
-		for _, r := range []*response{b.do("PUT", "/api/v1/profile", pb).want(t, 200, ""), b.do("GET", "/api/v1/profile", nil).want(t, 200, "")} {
-			if r.data()["authority"].(map[string]any)["hasPkcs12"] != true || bytes.Contains(r.Raw, []byte(bundle[100:160])) || bytes.Contains(r.Raw, []byte(p12Password)) {
-				t.Errorf("profile with a PKCS #12 bundle: %s", r.Raw)
+		p12, err := base64.StdEncoding.DecodeString(bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, bAnswers := secAPI(t, f.svc, keyB)
+		putB, err := b.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer",
+			ClientID: "sec-client-3", PKCS12: p12, PKCS12Password: p12Password})
+		putBRaw := bAnswers.last()
+		gotB, err2 := b.Profile.Get(ctx)
+		gotBRaw := bAnswers.last()
+		for _, r := range []struct {
+			p   *client.Profile
+			raw []byte
+		}{{must(t, putB, err), putBRaw}, {must(t, gotB, err2), gotBRaw}} {
+			typed, _ := json.Marshal(r.p)
+			if !r.p.Authority.HasPKCS12 || bytes.Contains(r.raw, []byte(bundle[100:160])) || bytes.Contains(r.raw, []byte(p12Password)) ||
+				bytes.Contains(typed, []byte(bundle[100:160])) || bytes.Contains(typed, []byte(p12Password)) {
+				t.Errorf("profile with a PKCS #12 bundle: %s", r.raw)
 			}
 		}
 		// At rest, the secrets are sealed: the tenants' rows hold none of them.
@@ -752,14 +1280,16 @@ func TestSecurityPropertyLevel(t *testing.T) {
 func TestSecurityResourceLimits(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		svc := startService(t, dsn, "--rate-limit", "100000")
-		c := svc.client(t, svc.DemoKey)
-		buyer := str(c.do("POST", "/api/v1/buyers", validBuyer("Limits")).want(t, 201, "").data()["id"])
-		seller := validBuyer("Seller")
-		seller["msicCode"], seller["businessActivityDescription"] = "46510", "Wholesale"
-		sellerID := str(c.do("POST", "/api/v1/on-behalf-sellers", seller).want(t, 201, "").data()["id"])
-		doc := singleLineBody("SEC-LIMITS-1")
-		doc["buyerId"] = buyer
-		draft := str(c.do("POST", "/api/v1/invoices", doc).want(t, 201, "").data()["id"])
+		c, api, ctx := svc.client(t, svc.DemoKey), svc.api(t, svc.DemoKey), t.Context()
+		b, err := api.Buyers.Create(ctx, readyBuyer("Limits"))
+		buyer := must(t, b, err).ID
+		seller := readyBuyer("Seller")
+		seller.MSICCode, seller.BusinessActivityDescription = "46510", "Wholesale"
+		s, err := api.Sellers.Create(ctx, seller)
+		sellerID := must(t, s, err).ID
+		doc := secInvoice(t, "SEC-LIMITS-1", buyer)
+		d, err := api.Documents.Create(ctx, doc)
+		draft := must(t, d, err).ID
 		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft}
 
 		// A body just over the limit, valid JSON otherwise.
@@ -787,30 +1317,35 @@ func TestSecurityResourceLimits(t *testing.T) {
 			t.Errorf("only %d operations with a body in the document", bodies)
 		}
 
-		lines := func(n int) []any {
-			ls := make([]any, n)
+		lines := func(n int) []client.Line {
+			ls := make([]client.Line, n)
 			for i := range ls {
-				ls[i] = line("1", "06", 0)
+				ls[i] = *secAs[client.Line](t, line("1", "06", 0))
 			}
 			return ls
 		}
-		doc["invoiceLines"] = lines(1001)
-		doc["invoiceSerialNumber"] = "SEC-LIMITS-2"
-		if r := c.do("POST", "/api/v1/invoices", doc).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["invoiceLines"] == nil {
-			t.Errorf("1,001 lines: %.300s", r.Raw)
+		doc.Lines = lines(1001)
+		doc.InvoiceSerialNumber = "SEC-LIMITS-2"
+		_, err = api.Documents.Create(ctx, doc)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["invoiceLines"] == nil {
+			t.Errorf("1,001 lines: %.300s", e.Body)
 		}
-		if r := c.do("PUT", "/api/v1/invoices/"+draft, doc).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["invoiceLines"] == nil {
-			t.Errorf("1,001 lines on PUT: %.300s", r.Raw)
+		_, err = api.Documents.Update(ctx, draft, doc)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["invoiceLines"] == nil {
+			t.Errorf("1,001 lines on PUT: %.300s", e.Body)
 		}
-		doc["invoiceLines"] = lines(1000)
-		c.do("POST", "/api/v1/invoices", doc).want(t, 201, "")
+		doc.Lines = lines(1000)
+		if d, err := api.Documents.Create(ctx, doc); len(must(t, d, err).Lines) != 1000 {
+			t.Errorf("1,000 lines: created with %d", len(d.Lines))
+		}
 
 		bulk := make([]string, 101)
 		for i := range bulk {
 			bulk[i] = fmt.Sprintf("01900000-0000-7000-8000-%012d", i)
 		}
-		if r := c.do("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": bulk}).want(t, 422, "VALIDATION_FAILED"); r.fieldErrors()["document_ids"] == nil {
-			t.Errorf("101 bulk ids: %s", r.Raw)
+		_, err = api.Documents.SubmitBulk(ctx, bulk)
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["document_ids"] == nil {
+			t.Errorf("101 bulk ids: %s", e.Body)
 		}
 		deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 		c.do("POST", "/api/v1/buyers", `{"name":`+deep+`}`).want(t, 400, "MALFORMED_JSON")
@@ -830,6 +1365,18 @@ func TestSecurityResourceLimits(t *testing.T) {
 		}
 		if lists < 3 {
 			t.Errorf("only %d paged lists in the document", lists)
+		}
+		// The typed client's lists, asked for more: pages of 100.
+		all := func(pp int) client.ListOptions { return client.ListOptions{PerPage: pp} }
+		for _, pp := range []int{101, 100000} {
+			bp, err := api.Buyers.List(ctx, &client.PartyListOptions{ListOptions: all(pp)})
+			sp, err2 := api.Sellers.List(ctx, &client.PartyListOptions{ListOptions: all(pp)})
+			dp, err3 := api.Documents.List(ctx, &client.DocumentListOptions{ListOptions: all(pp)})
+			for what, m := range map[string]client.Meta{"Buyers": must(t, bp, err).Meta, "Sellers": must(t, sp, err2).Meta, "Documents": must(t, dp, err3).Meta} {
+				if m.PerPage != 100 {
+					t.Errorf("%s.List per page %d: meta %+v, want per_page 100", what, pp, m)
+				}
+			}
 		}
 	})
 }
@@ -857,18 +1404,20 @@ func TestSecurityErrorAmplification(t *testing.T) {
 func TestSecurityRateLimit(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		svc := startService(t, dsn, "--rate-limit", "5")
-		anon := svc.client(t, "")
+		ctx, mangled := t.Context(), svc.api(t, svc.DemoKey+"x")
 		for range 10 {
-			anon.do("GET", "/api/v1/buyers", nil, "Authorization", "Bearer "+svc.DemoKey+"x").want(t, 401, "UNAUTHORIZED")
+			_, err := mangled.Buyers.List(ctx, nil)
+			secWant(t, err, 401, client.CodeUnauthorized)
 		}
-		a := svc.client(t, svc.DemoKey)
+		a, api := svc.client(t, svc.DemoKey), svc.api(t, svc.DemoKey)
 		r := a.do("GET", "/api/v1/profile", nil).want(t, 200, "")
 		if r.Header.Get("X-RateLimit-Remaining") != "4" {
 			t.Errorf("first request of the key: X-RateLimit-Remaining %q, want 4 (401s spend no window)", r.Header.Get("X-RateLimit-Remaining"))
 		}
 		tenantA := str(r.data()["id"])
 		for range 4 {
-			a.do("GET", "/api/v1/states", nil).want(t, 200, "")
+			states, err := api.Codes.States(ctx)
+			must(t, states, err)
 		}
 		for _, m := range []string{"POST", "GET"} {
 			var body any
@@ -880,13 +1429,25 @@ func TestSecurityRateLimit(t *testing.T) {
 				t.Errorf("%s over the limit: Retry-After %q, X-RateLimit-Remaining %q", m, ra, r.Header.Get("X-RateLimit-Remaining"))
 			}
 		}
-		// The refused write stored nothing; another key has its own window.
-		a2 := svc.client(t, secKey(t, dsn, tenantA))
-		if m := a2.do("GET", "/api/v1/buyers", nil).want(t, 200, "").Body["meta"].(map[string]any); m["total"] != float64(0) {
-			t.Errorf("a write refused with 429 stored a buyer: %v", m)
+		// The typed client reads the same 429: the code, the request's id
+		// and how long to wait.
+		_, err := api.Buyers.Create(ctx, readyBuyer("Over the limit, typed"))
+		if e := secWant(t, err, 429, client.CodeRateLimitExceeded); e.RetryAfter <= 0 {
+			t.Errorf("typed Buyers.Create over the limit: RetryAfter %v", e.RetryAfter)
+		}
+		_, err = api.Buyers.List(ctx, nil)
+		if e := secWant(t, err, 429, client.CodeRateLimitExceeded); e.RetryAfter <= 0 {
+			t.Errorf("typed Buyers.List over the limit: RetryAfter %v", e.RetryAfter)
+		}
+		// The refused writes stored nothing; another key has its own window.
+		a2 := svc.api(t, secKey(t, dsn, tenantA))
+		if page, err := a2.Buyers.List(ctx, nil); must(t, page, err).Meta.Total != 0 || len(page.Items) != 0 {
+			t.Errorf("a write refused with 429 stored a buyer: %+v", page)
 		}
 		_, keyB := secTenant(t, dsn, "Other Tenant Sdn. Bhd.", "C1234567890")
-		svc.client(t, keyB).do("GET", "/api/v1/profile", nil).want(t, 200, "")
+		if p, err := svc.api(t, keyB).Profile.Get(ctx); must(t, p, err).ID == tenantA {
+			t.Errorf("tenant B's key reads tenant A's profile")
+		}
 	})
 }
 
@@ -1076,8 +1637,10 @@ func TestSecurityNoUserSuppliedURL(t *testing.T) {
 	}
 
 	svc := startService(t, testdbSQLite(t))
-	c := svc.client(t, svc.DemoKey)
+	c, api, ctx := svc.client(t, svc.DemoKey), svc.api(t, svc.DemoKey), t.Context()
 	before := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").Raw
+	typedBefore, err := api.Profile.Get(ctx)
+	must(t, typedBefore, err)
 	for _, tc := range []struct {
 		authority map[string]any
 		field     string
@@ -1098,8 +1661,19 @@ func TestSecurityNoUserSuppliedURL(t *testing.T) {
 	p := sampleProfile()
 	p["authorityUrl"] = "https://attacker.example"
 	c.do("PUT", "/api/v1/profile", p).want(t, 422, "VALIDATION_FAILED")
+	// The environments the typed client can send: refused the same way.
+	for _, env := range []string{"https://attacker.example", "http://169.254.169.254/latest", "custom"} {
+		_, err := api.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: env, Mode: "taxpayer"})
+		if e := secWant(t, err, 422, client.CodeValidationFailed); e.Fields["authority.environment"] == nil {
+			t.Errorf("typed authority environment %q: errors %v, want authority.environment named", env, e.Fields)
+		}
+	}
 	if after := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").Raw; !bytes.Equal(before, after) {
 		t.Errorf("refused profile updates changed the profile")
+	}
+	typedAfter, err := api.Profile.Get(ctx)
+	if d := cmp.Diff(typedBefore, must(t, typedAfter, err)); d != "" {
+		t.Errorf("refused profile updates changed the typed profile (-before +after):\n%s", d)
 	}
 }
 
@@ -1230,6 +1804,39 @@ func TestSecurityMisconfiguration(t *testing.T) {
 				t.Errorf("%s: 405 without Allow: %v", what, r.Header)
 			}
 		}
+		// Some of the same answers through the typed client: its *client.Error
+		// carries the code, a message and the request's id, and leaks nothing.
+		ctx, api, roAPI, anonAPI := t.Context(), f.api, f.svc.api(t, ro), f.svc.api(t, "")
+		notEditable := secInvoice(t, "SEC-VALID-1", f.buyer)
+		if page, err := api.Buyers.List(ctx, &client.PartyListOptions{Search: "' OR 1=1 --"}); must(t, page, err).Meta.Total != 0 || len(page.Items) != 0 {
+			t.Errorf("a SQL-looking search found %d buyers: %+v", page.Meta.Total, page.Items)
+		}
+		for _, tc := range []struct {
+			name   string
+			call   func() error
+			status int
+			code   string
+		}{
+			{"SQL-looking id", func() error { _, err := api.Buyers.Get(ctx, "1' OR '1'='1"); return err }, 404, client.CodeBuyerNotFound},
+			{"unknown id", func() error {
+				_, err := api.Documents.Get(ctx, "01900000-0000-7000-8000-000000000001")
+				return err
+			}, 404, client.CodeDocumentNotFound},
+			{"in use", func() error { return api.Buyers.Delete(ctx, f.buyer) }, 409, client.CodeBuyerInUse},
+			{"not editable", func() error {
+				_, err := api.Documents.Update(ctx, f.valid, notEditable)
+				return err
+			}, 409, client.CodeDocumentNotDraft},
+			{"read-only key", func() error { return roAPI.Buyers.Delete(ctx, f.buyer) }, 403, client.CodeForbidden},
+			{"no key", func() error { _, err := anonAPI.Buyers.List(ctx, nil); return err }, 401, client.CodeUnauthorized},
+		} {
+			t.Run("typed "+tc.name, func(t *testing.T) {
+				if e := secWant(t, tc.call(), tc.status, tc.code); secLeak(e.Body) != "" {
+					t.Errorf("the error body shows %q: %s", secLeak(e.Body), e.Body)
+				}
+			})
+		}
+
 		// The OpenAPI document is public and may be cached; the other
 		// headers hold.
 		r := f.svc.client(t, "").do("GET", "/openapi.json", nil).want(t, 200, "")
@@ -1268,8 +1875,9 @@ func TestSecurityMisconfiguration(t *testing.T) {
 func TestSecurityNulCharacter(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		svc := startService(t, dsn)
-		c := svc.client(t, svc.DemoKey)
-		buyer := str(c.do("POST", "/api/v1/buyers", validBuyer("Plain")).want(t, 201, "").data()["id"])
+		c, api, ctx := svc.client(t, svc.DemoKey), svc.api(t, svc.DemoKey), t.Context()
+		plain, err := api.Buyers.Create(ctx, readyBuyer("Plain"))
+		buyer := must(t, plain, err).ID
 		doc := singleLineBody("SEC-NUL\u0000-1")
 		doc["buyerId"] = buyer
 		for _, rq := range []struct {
@@ -1287,6 +1895,21 @@ func TestSecurityNulCharacter(t *testing.T) {
 				t.Errorf("%s %s with U+0000: %d", rq.method, rq.path, r.Status)
 			}
 		}
+		// The typed client sends a U+0000 as any other character.
+		_, err = api.Buyers.Create(ctx, readyBuyer("Nul\u0000byte, typed"))
+		secNo5xx(t, "typed Buyers.Create", err)
+		_, err = api.Buyers.Update(ctx, buyer, readyBuyer("Nul\u0000byte, typed"))
+		secNo5xx(t, "typed Buyers.Update", err)
+		_, err = api.Documents.Create(ctx, secInvoice(t, "SEC-NUL\u0000-2", buyer))
+		secNo5xx(t, "typed Documents.Create", err)
+		nul := secProfile(t)
+		nul.Name = "Nul\u0000byte"
+		_, err = api.Profile.Update(ctx, nul, nil)
+		secNo5xx(t, "typed Profile.Update", err)
+		_, err = api.Buyers.List(ctx, &client.PartyListOptions{Search: "a\u0000b"})
+		secNo5xx(t, "typed Buyers.List", err)
+		_, err = api.Documents.List(ctx, &client.DocumentListOptions{Search: "a\u0000b"})
+		secNo5xx(t, "typed Documents.List", err)
 	})
 }
 
@@ -1473,9 +2096,11 @@ func TestSecurityBuiltInSandboxIsolation(t *testing.T) {
 		t.Errorf("an anonymous caller found the tenant's document and client id at the sandbox: %.500s", raw)
 	}
 	// As the tenant's sandbox client, with a guessed secret.
-	prof := f.a.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
-	clientID := str(prof["authority"].(map[string]any)["clientId"])
-	uuid := str(f.a.do("GET", "/api/v1/documents/"+f.valid+"/status", nil).want(t, 200, "").data()["document_uuid"])
+	ctx := t.Context()
+	prof, err := f.api.Profile.Get(ctx)
+	clientID := must(t, prof, err).Authority.ClientID
+	st, err := f.api.Documents.Status(ctx, f.valid)
+	uuid := must(t, st, err).DocumentUUID
 	req, _ = http.NewRequest("PUT", f.svc.URL+"/sandbox/api/v1.0/documents/state/"+uuid+"/state", strings.NewReader(`{"status":"cancelled","reason":"not the tenant"}`))
 	req.Header.Set("Authorization", "Bearer "+token(clientID, ""))
 	req.Header.Set("Content-Type", "application/json")
@@ -1483,7 +2108,7 @@ func TestSecurityBuiltInSandboxIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if st := f.a.do("GET", "/api/v1/documents/"+f.valid+"/status", nil).want(t, 200, "").data(); st["status"] != "Valid" {
-		t.Errorf("a caller with a guessed secret cancelled the tenant's document: %v", st["status"])
+	if st, err := f.api.Documents.Status(ctx, f.valid); must(t, st, err).Status != client.StatusValid {
+		t.Errorf("a caller with a guessed secret cancelled the tenant's document: %v", st.Status)
 	}
 }
