@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // The limits of DECISIONS section 6 as JSON numbers.
@@ -23,53 +26,62 @@ func bigLine(qty, price, taxType, rate string) map[string]any {
 	}
 }
 
-// refusedAmountCases are bodies with the amounts DECISIONS 12 refuses, each
-// with every field at fault: computed amounts beyond 10^12, a negative
-// discount, fee or prepayment, a tax type twice on a line.
-func refusedAmountCases(f *docFixture) []struct {
+// bigDocLine is bigLine for the typed client.
+func bigDocLine(qty, price, taxType, rate string) client.Line {
+	return client.Line{Classifications: []string{"001"}, ProductDescription: "Widget", UnitCode: "H87",
+		Quantity: client.Decimal(qty), UnitPrice: client.Decimal(price),
+		Taxes: []client.LineTax{{TaxType: taxType, TaxRate: client.Decimal(rate)}}}
+}
+
+// refusedAmountCase is a document with amounts DECISIONS 12 refuses, and
+// every field at fault. doc is sent through the typed client; body, when
+// set instead, is written out (money as a decimal string).
+type refusedAmountCase struct {
 	name   string
+	doc    *client.Document
 	body   map[string]any
 	fields []string
-} {
-	thousand := make([]map[string]any, 1000)
+}
+
+// refusedAmountCases are the documents with the amounts DECISIONS 12
+// refuses: computed amounts beyond 10^12, a negative discount, fee or
+// prepayment, a tax type twice on a line.
+func refusedAmountCases(f *docFixture) []refusedAmountCase {
+	thousand := make([]client.Line, 1000)
 	for i := range thousand {
-		thousand[i] = bigLine("1", tera, "06", "0")
+		thousand[i] = bigDocLine("1", tera, "06", "0")
 	}
-	usd := f.invoice("BIG-USD", bigLine("1", "1000000000", "02", "100"))
-	usd["currencyCode"], usd["exchangeRate"] = "USD", jsonNumber("1000000")
-	prepaid := f.invoice("BIG-NEG", bigLine("1", "1", "06", "0"))
-	prepaid["invoiceDiscountAmount"] = jsonNumber(tera)
-	prepaid["payment"].(map[string]any)["prepaymentAmount"] = jsonNumber(tera)
+	usd := f.doc("BIG-USD", bigDocLine("1", "1000000000", "02", "100"))
+	usd.CurrencyCode, usd.ExchangeRate = "USD", "1000000"
+	prepaid := f.doc("BIG-NEG", bigDocLine("1", "1", "06", "0"))
+	prepaid.InvoiceDiscountAmount = tera
+	prepaid.Payment.PrepaymentAmount = tera
+	// The fee as a decimal string, the discount and prepayment as numbers.
 	negative := f.invoice("NEG-1", line("1", "01", 6))
 	negative["invoiceDiscountAmount"], negative["invoiceFeeAmount"] = jsonNumber("-5"), "-0.01"
 	negative["payment"].(map[string]any)["prepaymentAmount"] = jsonNumber("-5")
-	twice := f.invoice("TWICE-1", line("1", "01", 6))
-	twice["invoiceLines"].([]any)[0].(map[string]any)["invoiceLineTaxes"] = []any{
-		map[string]any{"taxType": "01", "taxRate": 6}, map[string]any{"taxType": "01", "taxRate": 6}}
-	return []struct {
-		name   string
-		body   map[string]any
-		fields []string
-	}{
+	twice := f.doc("TWICE-1", docLine("1", "01", "6"))
+	twice.Lines[0].Taxes = []client.LineTax{{TaxType: "01", TaxRate: "6"}, {TaxType: "01", TaxRate: "6"}}
+	return []refusedAmountCase{
 		// The hostile run's document: each input at the limit, the product 10^24.
-		{"quantity x price", f.invoice("BIG-1", bigLine(tera, tera, "06", "0")), []string{
+		{"quantity x price", f.doc("BIG-1", bigDocLine(tera, tera, "06", "0")), nil, []string{
 			"invoiceLines.0.subtotal", "invoiceLines.0.totalExcludingTax", "invoiceLines.0.totalIncludingTax",
 			"subtotal", "totalExcludingTax", "totalIncludingTax", "totalPayableAmount", "taxSubtotals.0.taxableAmount"}},
 		// Each line at the limit, their sum 10^15.
-		{"1,000 lines of 10^12", f.invoice("BIG-2", thousand...), []string{
+		{"1,000 lines of 10^12", f.doc("BIG-2", thousand...), nil, []string{
 			"subtotal", "totalExcludingTax", "totalIncludingTax", "totalPayableAmount", "taxSubtotals.0.taxableAmount"}},
 		// Tourism tax is per unit, not bounded by 100: 10^6 units x 10^7.
-		{"tourism tax", f.invoice("BIG-3", bigLine("1000000", "1", "03", "10000000")), []string{
+		{"tourism tax", f.doc("BIG-3", bigDocLine("1000000", "1", "03", "10000000")), nil, []string{
 			"invoiceLines.0.invoiceLineTaxes.0.taxAmount", "invoiceLines.0.taxAmount", "invoiceLines.0.totalIncludingTax",
 			"totalTaxAmount", "totalIncludingTax", "totalPayableAmount", "taxSubtotals.0.taxAmount"}},
 		// A tax of 10^9 USD at 10^6 MYR per USD.
-		{"exchange rate", usd, []string{
+		{"exchange rate", usd, nil, []string{
 			"invoiceLines.0.invoiceLineTaxes.0.taxAmountMyr", "invoiceLines.0.taxAmountMyr", "totalTaxAmountMyr",
 			"taxSubtotals.0.taxAmountMyr"}},
 		// Negative totals are allowed, their magnitude is bounded: 1 - 10^12 - 10^12.
-		{"negative payable", prepaid, []string{"totalPayableAmount"}},
-		{"negative discount, fee and prepayment", negative, []string{"invoiceDiscountAmount", "invoiceFeeAmount", "payment.prepaymentAmount"}},
-		{"tax type twice on a line", twice, []string{"invoiceLines.0.invoiceLineTaxes.1.taxType"}},
+		{"negative payable", prepaid, nil, []string{"totalPayableAmount"}},
+		{"negative discount, fee and prepayment", nil, negative, []string{"invoiceDiscountAmount", "invoiceFeeAmount", "payment.prepaymentAmount"}},
+		{"tax type twice on a line", twice, nil, []string{"invoiceLines.0.invoiceLineTaxes.1.taxType"}},
 	}
 }
 
@@ -80,24 +92,35 @@ func refusedAmountCases(f *docFixture) []struct {
 func TestDocumentAmountLimits(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newDocFixture(t, dsn)
-		c := f.c
-		existing := c.do("POST", "/api/v1/invoices", f.invoice("KEEP-1", line("1", "01", 6))).want(t, 201, "").data()
-		id := str(existing["id"])
+		ctx := t.Context()
+		c, api := f.c, f.api
+		existing, err := api.Documents.Create(ctx, f.doc("KEEP-1", docLine("1", "01", "6")))
+		id := must(t, existing, err).ID
 		before := c.do("GET", "/api/v1/invoices", nil).want(t, 200, "").Raw
 		for _, tc := range refusedAmountCases(f) {
 			t.Run(tc.name, func(t *testing.T) {
 				cc := *c
 				cc.t = t
-				for _, rq := range []struct{ method, path string }{{"POST", "/api/v1/invoices"}, {"PUT", "/api/v1/invoices/" + id}} {
-					r := cc.do(rq.method, rq.path, tc.body).want(t, 422, "VALIDATION_FAILED")
+				for _, method := range []string{"POST", "PUT"} {
 					var got []string
-					for k := range r.fieldErrors() {
-						got = append(got, k)
+					var answer []byte
+					if tc.doc != nil {
+						var err error
+						if method == "POST" {
+							_, err = api.Documents.Create(ctx, tc.doc)
+						} else {
+							_, err = api.Documents.Update(ctx, id, tc.doc)
+						}
+						e := wantErr(t, err, 422, client.CodeValidationFailed)
+						got, answer = slices.Sorted(maps.Keys(e.Fields)), e.Body
+					} else {
+						path := map[string]string{"POST": "/api/v1/invoices", "PUT": "/api/v1/invoices/" + id}[method]
+						r := cc.do(method, path, tc.body).want(t, 422, "VALIDATION_FAILED")
+						got, answer = slices.Sorted(maps.Keys(r.fieldErrors())), r.Raw
 					}
-					slices.Sort(got)
 					want := slices.Sorted(slices.Values(tc.fields))
 					if !slices.Equal(got, want) {
-						t.Errorf("%s: errors name %v, want %v: %s", rq.method, got, want, r.Raw)
+						t.Errorf("%s: errors name %v, want %v: %s", method, got, want, answer)
 					}
 				}
 			})
@@ -108,29 +131,37 @@ func TestDocumentAmountLimits(t *testing.T) {
 
 		// At the limit: 10^12 exactly, every amount; the document reads, lists,
 		// renders and validates.
-		atLimit := f.invoice("LIMIT-1", bigLine("1", tera, "06", "0"))
-		atLimit["invoiceFeeAmount"] = jsonNumber("0")
-		d := c.do("POST", "/api/v1/invoices", atLimit).want(t, 201, "").data()
-		if d["totalPayableAmount"] != teraStr || d["subtotal"] != teraStr {
-			t.Errorf("at the limit: payable %v subtotal %v, want %s", d["totalPayableAmount"], d["subtotal"], teraStr)
+		atLimit := f.doc("LIMIT-1", bigDocLine("1", tera, "06", "0"))
+		atLimit.InvoiceFeeAmount = "0"
+		d, err := api.Documents.Create(ctx, atLimit)
+		if must(t, d, err); d.TotalPayableAmount != teraStr || d.Subtotal != teraStr {
+			t.Errorf("at the limit: payable %v subtotal %v, want %s", d.TotalPayableAmount, d.Subtotal, teraStr)
 		}
-		limitID := str(d["id"])
-		c.do("GET", "/api/v1/invoices/"+limitID, nil).want(t, 200, "")
-		c.do("GET", "/api/v1/invoices", nil).want(t, 200, "")
-		c.do("GET", "/api/v1/documents/"+limitID+"/ubl", nil).want(t, 200, "")
-		c.do("GET", "/api/v1/documents/"+limitID+"/pdf", nil, "Accept", "application/pdf").want(t, 200, "")
-		c.do("POST", "/api/v1/documents/"+limitID+"/validate", nil).want(t, 200, "")
+		limitID := d.ID
+		got, err := api.Documents.Get(ctx, limitID)
+		must(t, got, err)
+		page, err := api.Documents.List(ctx, nil)
+		must(t, page, err)
+		ubl, err := api.Documents.UBL(ctx, limitID)
+		must(t, ubl, err)
+		pdf, err := api.Documents.PDF(ctx, limitID)
+		must(t, pdf, err)
+		v, err := api.Documents.Validate(ctx, limitID)
+		must(t, v, err)
 	})
 }
 
 // TestDocumentExtremeManualAmounts: an autoCalculate false document whose
 // every input and amount is at the limits is stored as given; everything
 // derived from it (validate's recomputation of 10^24, the UBL, the PDF, the
-// list) answers without a 500, and PUT takes back what GET gave.
+// list) answers without a 500, and PUT takes back what GET gave. The body is
+// written out (its amounts as decimal strings), and so is the PUT of the
+// GET's JSON; the typed client's GET and PUT of the same document follow.
 func TestDocumentExtremeManualAmounts(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		f := newDocFixture(t, dsn)
-		c := f.c
+		ctx := t.Context()
+		c, api := f.c, f.api
 		l := bigLine(tera, tera, "03", tera)
 		tax := l["invoiceLineTaxes"].([]any)[0].(map[string]any)
 		tax["taxAmount"], tax["taxAmountMyr"] = tera, "-"+tera
@@ -153,17 +184,24 @@ func TestDocumentExtremeManualAmounts(t *testing.T) {
 		if d["subtotal"] != teraStr || d["totalPayableAmount"] != "-"+teraStr {
 			t.Errorf("stored amounts: subtotal %v payable %v", d["subtotal"], d["totalPayableAmount"])
 		}
-		if n := len(c.do("GET", "/api/v1/invoices", nil).want(t, 200, "").Body["data"].([]any)); n != 1 {
-			t.Errorf("the list has %d documents, want 1", n)
+		if page, err := api.Documents.List(ctx, nil); len(must(t, page, err).Items) != 1 {
+			t.Errorf("the list has %d documents, want 1", len(page.Items))
 		}
-		c.do("GET", "/api/v1/documents/"+id+"/ubl", nil).want(t, 200, "")
-		c.do("GET", "/api/v1/documents/"+id+"/pdf", nil, "Accept", "application/pdf").want(t, 200, "")
-		v := c.do("POST", "/api/v1/documents/"+id+"/validate", nil).want(t, 200, "").data()
-		if errs, _ := json.Marshal(v["errors"]); v["validation_passed"] != false || !strings.Contains(string(errs), "1000000000000000000000000.00") {
-			t.Errorf("validate does not report the recomputed 10^24 subtotal: %v", v["errors"])
+		ubl, err := api.Documents.UBL(ctx, id)
+		must(t, ubl, err)
+		pdf, err := api.Documents.PDF(ctx, id)
+		must(t, pdf, err)
+		v, err := api.Documents.Validate(ctx, id)
+		if errs, _ := json.Marshal(must(t, v, err).Errors); v.ValidationPassed || !strings.Contains(string(errs), "1000000000000000000000000.00") {
+			t.Errorf("validate does not report the recomputed 10^24 subtotal: %v", v.Errors)
 		}
 		got := c.do("GET", "/api/v1/invoices/"+id, nil).want(t, 200, "").data()
 		c.do("PUT", "/api/v1/invoices/"+id, got).want(t, 200, "")
+		typed, err := api.Documents.Get(ctx, id)
+		again, err := api.Documents.Update(ctx, id, must(t, typed, err))
+		if must(t, again, err); again.Subtotal != teraStr || again.TotalPayableAmount != "-"+teraStr {
+			t.Errorf("typed PUT of the GET: subtotal %v payable %v", again.Subtotal, again.TotalPayableAmount)
+		}
 	})
 }
 
@@ -171,19 +209,21 @@ func TestDocumentExtremeManualAmounts(t *testing.T) {
 // through validation, the UBL, the signature and the authority to Valid.
 func TestDocumentAtLimitSubmitted(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		_, c := startLifecycleService(t, dsn)
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		body := singleLineBody("LIMIT-SUBMIT-1")
-		body["buyerId"] = buyer
-		body["invoiceLines"] = []any{bigLine("1", "999999999999", "06", "0"), bigLine("1", "1", "06", "0")}
-		body["invoiceDiscountAmount"], body["invoiceFeeAmount"] = jsonNumber("2"), jsonNumber("2")
-		d := c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()
-		if d["totalIncludingTax"] != teraStr {
-			t.Fatalf("totalIncludingTax = %v, want %s", d["totalIncludingTax"], teraStr)
+		svc, _ := startLifecycleService(t, dsn)
+		ctx := t.Context()
+		api := svc.api(t, svc.DemoKey)
+		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		must(t, buyer, err)
+		body := typedFrom[client.Document](t, singleLineBody("LIMIT-SUBMIT-1"))
+		body.BuyerID = buyer.ID
+		body.Lines = []client.Line{bigDocLine("1", "999999999999", "06", "0"), bigDocLine("1", "1", "06", "0")}
+		body.InvoiceDiscountAmount, body.InvoiceFeeAmount = "2", "2"
+		d, err := api.Documents.Create(ctx, body)
+		if must(t, d, err).TotalIncludingTax != teraStr {
+			t.Fatalf("totalIncludingTax = %v, want %s", d.TotalIncludingTax, teraStr)
 		}
-		id := str(d["id"])
-		c.wantPassed("at the limit", id)
-		c.do("POST", "/api/v1/documents/"+id+"/submit", nil).want(t, 200, "")
-		c.waitStatus(id, "Valid", 30*time.Second)
+		typedPassed(t, api, "at the limit", d.ID)
+		typedSubmit(t, api, d.ID)
+		typedWaitStatus(t, api, d.ID, client.StatusValid, 30*time.Second)
 	})
 }

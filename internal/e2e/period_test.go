@@ -1,13 +1,14 @@
 package e2e
 
 import (
-	"net/url"
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/testclock"
 )
 
@@ -22,131 +23,156 @@ func TestPeriodList(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		clk := &testclock.Clock{}
 		svc := startServiceAt(t, dsn, clk.Now, "--rate-limit", "100000", "--sandbox-delay", "0")
+		ctx := t.Context()
 		c := svc.client(t, svc.DemoKey)
-		c.do("PUT", "/api/v1/profile", sampleProfile()).want(t, 200, "")
-		buyer := str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
+		api := svc.api(t, svc.DemoKey)
+		prof, err := api.Profile.Update(ctx, typedFrom[client.Profile](t, sampleProfile()), nil)
+		must(t, prof, err)
+		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		buyerID := must(t, buyer, err).ID
 
-		utcDate := func(v any) time.Time {
-			t.Helper()
-			at, err := time.Parse(time.RFC3339Nano, str(v))
-			if err != nil {
-				t.Fatalf("not a time: %v", v)
-			}
+		utcDate := func(at time.Time) time.Time {
 			y, m, d := at.UTC().Date()
 			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 		}
 		ymd := func(d time.Time) string { return d.Format(time.DateOnly) }
-		create := func(serial string, erpIssuedAt string) map[string]any {
+		body := func(serial string, erpIssuedAt string) *client.Document {
 			t.Helper()
-			body := singleLineBody(serial)
-			body["buyerId"] = buyer
+			d := typedFrom[client.Document](t, singleLineBody(serial))
+			d.BuyerID = buyerID
 			if erpIssuedAt != "" {
-				body["erpIssuedAt"] = erpIssuedAt
+				at, err := time.Parse(time.RFC3339, erpIssuedAt)
+				if err != nil {
+					t.Fatalf("not a time: %v", erpIssuedAt)
+				}
+				d.ErpIssuedAt = &at
 			}
-			return c.do("POST", "/api/v1/invoices", body).want(t, 201, "").data()
+			return d
+		}
+		create := func(serial string, erpIssuedAt string) *client.Document {
+			t.Helper()
+			d, err := api.Documents.Create(ctx, body(serial, erpIssuedAt))
+			return must(t, d, err)
 		}
 
 		// A draft: its creation date.
 		draft := create("PER-DRAFT-1", "")
-		today := utcDate(draft["createdAt"])
+		today := utcDate(draft.CreatedAt)
 		// erpIssuedAt ten days ago, and one at 07:00 in Malaysia on the day
 		// after five days ago, 23:00 UTC five days ago.
 		erpOld := create("PER-ERP-1", ymd(today.AddDate(0, 0, -10))+"T12:00:00Z")
 		erpMYT := create("PER-ERP-2", ymd(today.AddDate(0, 0, -4))+"T07:00:00+08:00")
 		// A document sent two days after its creation: the moment of
 		// submission (no erpIssuedAt).
-		sentID := c.readyInvoice("PER-SENT-1", buyer)
+		sentID := typedReadyInvoice(t, api, "PER-SENT-1", buyerID)
 		clk.Advance(48 * time.Hour)
-		c.do("POST", "/api/v1/documents/"+sentID+"/submit", nil).want(t, 200, "")
-		sent := c.do("GET", "/api/v1/invoices/"+sentID, nil).want(t, 200, "").data()
-		auth, _ := sent["authority"].(map[string]any)
-		sentDay := utcDate(auth["issuedAt"])
-		if created := utcDate(sent["createdAt"]); !sentDay.After(created) {
+		typedSubmit(t, api, sentID)
+		sent, err := api.Documents.Get(ctx, sentID)
+		if must(t, sent, err).Authority == nil || sent.Authority.IssuedAt == nil {
+			t.Fatalf("not a time: the sent document's authority = %+v", sent.Authority)
+		}
+		sentDay := utcDate(*sent.Authority.IssuedAt)
+		if created := utcDate(sent.CreatedAt); !sentDay.After(created) {
 			t.Fatalf("issued %s, created %s: the test wants the submission on a later day", sentDay, created)
 		}
 
-		list := func(query url.Values) (int, []string) {
+		type q = client.DocumentListOptions
+		list := func(o q) (int, []string) {
 			t.Helper()
-			r := c.do("GET", "/api/v1/invoices?"+query.Encode(), nil).want(t, 200, "")
-			items, _ := r.Body["data"].([]any)
+			p, err := api.Documents.List(ctx, &o)
+			must(t, p, err)
 			serials := []string{}
-			for _, it := range items {
-				serials = append(serials, str(it.(map[string]any)["invoiceSerialNumber"]))
+			for _, d := range p.Items {
+				serials = append(serials, d.InvoiceSerialNumber)
 			}
-			m, _ := r.Body["meta"].(map[string]any)
-			total, _ := m["total"].(float64)
-			return int(total), serials
+			return p.Meta.Total, serials
 		}
-		q := func(kv ...string) url.Values {
-			v := url.Values{}
-			for i := 0; i+1 < len(kv); i += 2 {
-				v.Set(kv[i], kv[i+1])
-			}
-			return v
-		}
-		check := func(name string, query url.Values, total int, serials ...string) {
+		check := func(name string, o q, total int, serials ...string) {
 			t.Helper()
-			n, got := list(query)
+			n, got := list(o)
 			if diff := cmp.Diff(append([]string{}, serials...), got); diff != "" || n != total {
-				t.Errorf("%s (?%s): total %d, want %d; serials (-want +got):\n%s", name, query.Encode(), n, total, diff)
+				t.Errorf("%s (%+v): total %d, want %d; serials (-want +got):\n%s", name, o, n, total, diff)
 			}
 		}
-		day := func(offset int) string { return ymd(today.AddDate(0, 0, offset)) }
-		sentOn := ymd(sentDay)
+		day := func(offset int) time.Time { return today.AddDate(0, 0, offset) }
+		page := func(page, perPage int) client.ListOptions { return client.ListOptions{Page: page, PerPage: perPage} }
 
-		check("today: the draft, not the document created today but sent later", q("from", day(0), "to", day(0)), 1, "PER-DRAFT-1")
-		check("the day of submission", q("from", sentOn, "to", sentOn), 1, "PER-SENT-1")
-		check("from alone", q("from", day(-5)), 3, "PER-SENT-1", "PER-ERP-2", "PER-DRAFT-1")
-		check("to alone", q("to", day(-5)), 2, "PER-ERP-2", "PER-ERP-1")
-		check("erpIssuedAt as a UTC date, both ends included", q("from", day(-10), "to", day(-5)), 2, "PER-ERP-2", "PER-ERP-1")
-		check("the UTC date, not Malaysia's", q("from", day(-4), "to", day(-4)), 0)
-		check("every document", q("from", day(-10), "to", sentOn), 4, "PER-SENT-1", "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
-		check("and status", q("from", day(-10), "to", sentOn, "status", "draft"), 3, "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
-		check("and type", q("from", day(-10), "to", sentOn, "type", "credit_note"), 0)
-		check("and search", q("from", day(-10), "to", sentOn, "search", "per-erp"), 2, "PER-ERP-2", "PER-ERP-1")
-		check("and search and type", q("to", day(0), "search", "PER-", "type", "invoice"), 3, "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
-		check("page 2 of 1", q("from", day(-10), "to", sentOn, "status", "draft", "per_page", "1", "page", "2"), 3, "PER-ERP-1")
-		check("past the last page", q("from", day(-10), "to", sentOn, "per_page", "2", "page", "3"), 4)
-		check("no bounds", q(), 4, "PER-SENT-1", "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
+		check("today: the draft, not the document created today but sent later", q{From: day(0), To: day(0)}, 1, "PER-DRAFT-1")
+		check("the day of submission", q{From: sentDay, To: sentDay}, 1, "PER-SENT-1")
+		check("from alone", q{From: day(-5)}, 3, "PER-SENT-1", "PER-ERP-2", "PER-DRAFT-1")
+		check("to alone", q{To: day(-5)}, 2, "PER-ERP-2", "PER-ERP-1")
+		check("erpIssuedAt as a UTC date, both ends included", q{From: day(-10), To: day(-5)}, 2, "PER-ERP-2", "PER-ERP-1")
+		check("the UTC date, not Malaysia's", q{From: day(-4), To: day(-4)}, 0)
+		check("every document", q{From: day(-10), To: sentDay}, 4, "PER-SENT-1", "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
+		check("and status", q{From: day(-10), To: sentDay, Status: client.StatusDraft}, 3, "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
+		check("and type", q{From: day(-10), To: sentDay, Type: client.TypeCreditNote}, 0)
+		check("and search", q{From: day(-10), To: sentDay, Search: "per-erp"}, 2, "PER-ERP-2", "PER-ERP-1")
+		check("and search and type", q{To: day(0), Search: "PER-", Type: client.TypeInvoice}, 3, "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
+		check("page 2 of 1", q{From: day(-10), To: sentDay, Status: client.StatusDraft, ListOptions: page(2, 1)}, 3, "PER-ERP-1")
+		check("past the last page", q{From: day(-10), To: sentDay, ListOptions: page(3, 2)}, 4)
+		check("no bounds", q{}, 4, "PER-SENT-1", "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1")
+		// Every page of the range, one document a page, newest first.
+		var walked []string
+		for d, err := range api.Documents.All(ctx, &q{From: day(-10), To: sentDay, ListOptions: page(0, 1)}) {
+			walked = append(walked, must(t, d, err).InvoiceSerialNumber)
+		}
+		if diff := cmp.Diff([]string{"PER-SENT-1", "PER-ERP-2", "PER-ERP-1", "PER-DRAFT-1"}, walked); diff != "" {
+			t.Errorf("All, a page of 1 at a time (-want +got):\n%s", diff)
+		}
 
 		// A PUT moves the document with its erpIssuedAt, and back to its
 		// creation without one.
-		put := func(d map[string]any, erpIssuedAt any) {
+		put := func(d *client.Document, erpIssuedAt string) {
 			t.Helper()
-			body := singleLineBody(str(d["invoiceSerialNumber"]))
-			body["buyerId"], body["erpIssuedAt"] = buyer, erpIssuedAt
-			c.do("PUT", "/api/v1/invoices/"+str(d["id"]), body).want(t, 200, "")
+			got, err := api.Documents.Update(ctx, d.ID, body(d.InvoiceSerialNumber, erpIssuedAt))
+			must(t, got, err)
 		}
-		put(erpOld, day(-7)+"T00:00:00Z")
-		check("erpIssuedAt changed", q("from", day(-7), "to", day(-7)), 1, "PER-ERP-1")
-		check("not at the old date", q("to", day(-8)), 0)
-		put(erpMYT, nil)
-		check("erpIssuedAt removed: the creation", q("from", day(0), "to", day(0)), 2, "PER-ERP-2", "PER-DRAFT-1")
+		put(erpOld, ymd(day(-7))+"T00:00:00Z")
+		check("erpIssuedAt changed", q{From: day(-7), To: day(-7)}, 1, "PER-ERP-1")
+		check("not at the old date", q{To: day(-8)}, 0)
+		put(erpMYT, "")
+		check("erpIssuedAt removed: the creation", q{From: day(0), To: day(0)}, 2, "PER-ERP-2", "PER-DRAFT-1")
 
-		// Bad values: 422 naming the parameter, with the other problems.
+		// Bad values: 422 naming the parameter, with the other problems. A
+		// date the typed client cannot hold (not a date, not YYYY-MM-DD) and
+		// per_page=0 are written out in the query.
 		for _, bad := range []struct {
 			query  string
+			opts   *client.DocumentListOptions
 			fields []string
 		}{
-			{"from=2026-02-30", []string{"from"}},
-			{"to=20260131", []string{"to"}},
-			{"from=2026-01-01T00:00:00Z", []string{"from"}},
-			{"from=yesterday&to=today", []string{"from", "to"}},
-			{"from=" + day(0) + "&to=" + day(-1), []string{"to"}},
-			{"from=" + day(0) + "&to=" + day(-1) + "&status=paid&type=bill", []string{"status", "to", "type"}},
-			{"from=1-1-1&per_page=0", []string{"from", "per_page"}},
+			{"from=2026-02-30", nil, []string{"from"}},
+			{"to=20260131", nil, []string{"to"}},
+			{"from=2026-01-01T00:00:00Z", nil, []string{"from"}},
+			{"from=yesterday&to=today", nil, []string{"from", "to"}},
+			{"", &q{From: day(0), To: day(-1)}, []string{"to"}},
+			{"", &q{From: day(0), To: day(-1), Status: "paid", Type: "bill"}, []string{"status", "to", "type"}},
+			{"from=1-1-1&per_page=0", nil, []string{"from", "per_page"}},
 		} {
-			r := c.do("GET", "/api/v1/invoices?"+bad.query, nil).want(t, 422, "VALIDATION_FAILED")
-			var got []string
-			for f, msgs := range r.fieldErrors() {
-				got = append(got, f)
-				if ms, _ := msgs.([]any); len(ms) == 0 || str(ms[0]) == "" {
-					t.Errorf("?%s: %s has no message", bad.query, f)
+			var problems map[string][]string
+			var answer []byte
+			what := bad.query
+			if bad.opts != nil {
+				_, err := api.Documents.List(ctx, bad.opts)
+				e := wantErr(t, err, 422, client.CodeValidationFailed)
+				problems, answer, what = e.Fields, e.Body, ymd(bad.opts.From)+".."+ymd(bad.opts.To)
+			} else {
+				r := c.do("GET", "/api/v1/invoices?"+bad.query, nil).want(t, 422, "VALIDATION_FAILED")
+				problems, answer = map[string][]string{}, r.Raw
+				for f, msgs := range r.fieldErrors() {
+					problems[f] = nil
+					if ms, _ := msgs.([]any); len(ms) > 0 {
+						problems[f] = []string{str(ms[0])}
+					}
 				}
 			}
-			slices.Sort(got)
-			if !slices.Equal(got, bad.fields) {
-				t.Errorf("?%s: fields %v, want %v: %s", bad.query, got, bad.fields, r.Raw)
+			for f, msgs := range problems {
+				if len(msgs) == 0 || msgs[0] == "" {
+					t.Errorf("?%s: %s has no message", what, f)
+				}
+			}
+			if got := slices.Sorted(maps.Keys(problems)); !slices.Equal(got, bad.fields) {
+				t.Errorf("?%s: fields %v, want %v: %s", what, got, bad.fields, answer)
 			}
 		}
 	})

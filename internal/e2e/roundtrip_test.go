@@ -7,6 +7,11 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // The round trip of DECISIONS 1 and 12: whatever a GET returns, a PUT of it
@@ -65,6 +70,68 @@ func (c *rawClient) roundTrip(what, path string, serviceSet ...string) {
 			c.t.Errorf("%s: %s changed the content:\nbefore %s\nafter  %s", what, r.when, before, r.data)
 		}
 	}
+}
+
+// typedRoundTrip is roundTrip through the typed client: what get returns,
+// sent back as it is by put, is a 200 whose answer, and a get after it,
+// equal it but for what the service sets (ignore); and the JSON of a raw
+// GET of path after it holds the same writable content as before, so that
+// the typed client loses no field on the way.
+func typedRoundTrip[T any](c *rawClient, what, path string, get func() (*T, error), put func(*T) (*T, error), ignore cmp.Option, serviceSet ...string) {
+	t := c.t
+	t.Helper()
+	before := writable(t, rawData(t, c.do("GET", path, nil).want(t, 200, "")), serviceSet...)
+	v, err := get()
+	must(t, v, err)
+	answer, err := put(v)
+	if err != nil {
+		t.Errorf("%s: typed PUT of what the typed GET returned: %v\nsent: %+v", what, err, v)
+		return
+	}
+	again, err := get()
+	for _, r := range []struct {
+		when string
+		got  *T
+	}{{"typed PUT", answer}, {"typed GET after PUT", must(t, again, err)}} {
+		if diff := cmp.Diff(v, r.got, ignore); diff != "" {
+			t.Errorf("%s: %s changed the content (-before +after):\n%s", what, r.when, diff)
+		}
+	}
+	if after := writable(t, rawData(t, c.do("GET", path, nil).want(t, 200, "")), serviceSet...); !reflect.DeepEqual(after, before) {
+		t.Errorf("%s: the typed round trip changed the content:\nbefore %v\nafter  %v", what, before, after)
+	}
+}
+
+// What the service sets, and may change on a PUT, of each typed resource.
+var (
+	partySet    = cmp.Options{cmpopts.IgnoreFields(client.Party{}, "UpdatedAt"), cmpopts.IgnoreFields(client.TINCheck{}, "CheckedAt")}
+	documentSet = cmpopts.IgnoreFields(client.Document{}, "UpdatedAt", "Status", "History", "Authority", "Frozen")
+	profileSet  = cmpopts.IgnoreFields(client.Profile{}, "UpdatedAt")
+)
+
+// typedPartyRoundTrip is typedRoundTrip of a buyer or on-behalf seller.
+func typedPartyRoundTrip(c *rawClient, parties *client.PartyService, what, path, id string) {
+	c.t.Helper()
+	ctx := c.t.Context()
+	typedRoundTrip(c, what, path+"/"+id, func() (*client.Party, error) { return parties.Get(ctx, id) },
+		func(p *client.Party) (*client.Party, error) { return parties.Update(ctx, id, p) }, partySet)
+}
+
+// typedDocumentRoundTrip is typedRoundTrip of a document.
+func typedDocumentRoundTrip(c *rawClient, api *client.Client, what, id string, serviceSet ...string) {
+	c.t.Helper()
+	ctx := c.t.Context()
+	typedRoundTrip(c, what, "/api/v1/invoices/"+id, func() (*client.Document, error) { return api.Documents.Get(ctx, id) },
+		func(d *client.Document) (*client.Document, error) { return api.Documents.Update(ctx, id, d) }, documentSet, serviceSet...)
+}
+
+// typedProfileRoundTrip is typedRoundTrip of the profile, its authority
+// settings left as they are.
+func typedProfileRoundTrip(c *rawClient, api *client.Client, what string) {
+	c.t.Helper()
+	ctx := c.t.Context()
+	typedRoundTrip(c, what, "/api/v1/profile", func() (*client.Profile, error) { return api.Profile.Get(ctx) },
+		func(p *client.Profile) (*client.Profile, error) { return api.Profile.Update(ctx, p, nil) }, profileSet)
 }
 
 // variedParty is a buyer or on-behalf seller with optional parts chosen by
@@ -137,30 +204,41 @@ func variedDocument(rng *rand.Rand, d map[string]any) map[string]any {
 // sellers, the profile, documents of every kind with autoCalculate true and
 // false (notes with references, consolidated, self-billed), a ready one and
 // an Invalid one with the authority's record — a GET's data PUT back
-// unchanged is a 200 that changes no writable field.
+// unchanged is a 200 that changes no writable field: as JSON, the very
+// bytes GET answered (the parties' bodies are written out too, with the
+// snake_case twins of their id fields), and through the typed client, its
+// GET's value sent back by its PUT.
 func TestRoundTrip(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
-		_, c := startLifecycleService(t, dsn)
+		svc, c := startLifecycleService(t, dsn)
+		ctx := t.Context()
+		api := svc.api(t, svc.DemoKey)
 		const seed = 12
 		rng := rand.New(rand.NewPCG(seed, seed))
 		t.Logf("seed %d", seed)
 		docSet := []string{"updatedAt", "status", "history", "authority", "frozen"}
 
-		var buyerID, sellerID string
 		for i := range 8 {
 			for _, p := range []struct {
-				path   string
-				seller bool
-			}{{"/api/v1/buyers", false}, {"/api/v1/on-behalf-sellers", true}} {
+				path    string
+				seller  bool
+				parties *client.PartyService
+			}{{"/api/v1/buyers", false, api.Buyers}, {"/api/v1/on-behalf-sellers", true, api.Sellers}} {
 				body := variedParty(rng, p.seller, i)
 				id := str(c.do("POST", p.path, body).want(t, 201, "").data()["id"])
-				c.roundTrip(fmt.Sprintf("%s %d %v", p.path, i, body), p.path+"/"+id)
+				what := fmt.Sprintf("%s %d %v", p.path, i, body)
+				c.roundTrip(what, p.path+"/"+id)
+				typedPartyRoundTrip(c, p.parties, what, p.path, id)
 			}
 		}
-		buyerID = str(c.do("POST", "/api/v1/buyers", sampleBuyer()).want(t, 201, "").data()["id"])
-		sellerID = str(c.do("POST", "/api/v1/on-behalf-sellers", sampleSeller()).want(t, 201, "").data()["id"])
+		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		buyerID := must(t, buyer, err).ID
+		seller, err := api.Sellers.Create(ctx, typedFrom[client.Party](t, sampleSeller()))
+		sellerID := must(t, seller, err).ID
 		c.roundTrip("the complete buyer", "/api/v1/buyers/"+buyerID)
+		typedPartyRoundTrip(c, api.Buyers, "the complete buyer", "/api/v1/buyers", buyerID)
 		c.roundTrip("the complete seller", "/api/v1/on-behalf-sellers/"+sellerID)
+		typedPartyRoundTrip(c, api.Sellers, "the complete seller", "/api/v1/on-behalf-sellers", sellerID)
 
 		var firstInvoice string
 		for _, r := range realisticSet(buyerID, sellerID) {
@@ -174,7 +252,9 @@ func TestRoundTrip(t *testing.T) {
 				if firstInvoice == "" && r.kind == "invoice" {
 					firstInvoice = id
 				}
-				c.roundTrip(fmt.Sprintf("%s autoCalculate %v", r.sample, auto), "/api/v1/invoices/"+id, docSet...)
+				what := fmt.Sprintf("%s autoCalculate %v", r.sample, auto)
+				c.roundTrip(what, "/api/v1/invoices/"+id, docSet...)
+				typedDocumentRoundTrip(c, api, what, id, docSet...)
 				if auto {
 					// The computed amounts sent back with autoCalculate off
 					// are the client's own: stored as given.
@@ -186,27 +266,42 @@ func TestRoundTrip(t *testing.T) {
 					again["autoCalculate"], again["invoiceSerialNumber"] = false, fmt.Sprintf("%s-given", r.body["invoiceSerialNumber"])
 					id := str(c.do("POST", "/api/v1"+info.Path, again).want(t, 201, "").data()["id"])
 					c.roundTrip(r.sample+" with given amounts", "/api/v1/invoices/"+id, docSet...)
+					typedDocumentRoundTrip(c, api, r.sample+" with given amounts", id, docSet...)
 				}
 			}
 		}
 
 		// A ready document goes back to draft, its content unchanged.
-		c.wantPassed("the first invoice", firstInvoice)
+		typedPassed(t, api, "the first invoice", firstInvoice)
 		c.roundTrip("a ready invoice", "/api/v1/invoices/"+firstInvoice, docSet...)
+		typedPassed(t, api, "the first invoice, again", firstInvoice)
+		typedDocumentRoundTrip(c, api, "a ready invoice", firstInvoice, docSet...)
 
 		c.roundTrip("the profile", "/api/v1/profile")
+		typedProfileRoundTrip(c, api, "the profile")
 		// As an intermediary for another taxpayer, a submitted invoice is
 		// refused: Invalid, with the authority's record and frozen parties.
-		cur := c.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()["authority"].(map[string]any)
-		prof := sampleProfile()
-		prof["authority"] = map[string]any{"environment": "sandbox", "mode": "intermediary", "onBehalfOf": "C1111111110", "clientId": cur["clientId"]}
-		c.do("PUT", "/api/v1/profile", prof).want(t, 200, "")
+		cur, err := api.Profile.Get(ctx)
+		must(t, cur, err)
+		prof, err := api.Profile.Update(ctx, typedFrom[client.Profile](t, sampleProfile()), &client.AuthorityUpdate{
+			Environment: "sandbox", Mode: "intermediary", OnBehalfOf: "C1111111110", ClientID: cur.Authority.ClientID})
+		must(t, prof, err)
 		c.roundTrip("the profile of an intermediary", "/api/v1/profile")
-		inv := c.readyInvoice("RT-INVALID-1", buyerID)
-		c.do("POST", "/api/v1/documents/"+inv+"/submit", nil).want(t, 422, "AUTHORITY_REJECTED")
-		if d := c.do("GET", "/api/v1/invoices/"+inv, nil).want(t, 200, "").data(); d["status"] != "Invalid" || d["authority"] == nil || d["frozen"] == nil {
-			t.Fatalf("the refused invoice: %v", d)
+		typedProfileRoundTrip(c, api, "the profile of an intermediary")
+		inv := typedReadyInvoice(t, api, "RT-INVALID-1", buyerID)
+		_, err = api.Documents.Submit(ctx, inv)
+		if e := wantErr(t, err, 422, client.CodeAuthorityRejected); len(e.Authority) == 0 {
+			t.Errorf("the authority's refusal has none of its errors: %s", e.Body)
+		}
+		if d, err := api.Documents.Get(ctx, inv); must(t, d, err).Status != client.StatusInvalid || d.Authority == nil || d.Frozen == nil {
+			t.Fatalf("the refused invoice: %+v", d)
 		}
 		c.roundTrip("an Invalid invoice", "/api/v1/invoices/"+inv, docSet...)
+		// The typed round trip of another Invalid invoice (the one above is a
+		// draft again).
+		inv = typedReadyInvoice(t, api, "RT-INVALID-2", buyerID)
+		_, err = api.Documents.Submit(ctx, inv)
+		wantErr(t, err, 422, client.CodeAuthorityRejected)
+		typedDocumentRoundTrip(c, api, "an Invalid invoice", inv, docSet...)
 	})
 }
