@@ -17,8 +17,9 @@ import (
 	"time"
 )
 
-// Version is this client's version, sent in its User-Agent.
-const Version = "0.2.0"
+// Version is the version of the API this client speaks (the /api/v1 of
+// its paths), sent in its User-Agent ("einvoice-go/v1").
+const Version = "v1"
 
 // maxResponse bounds what the client reads of one answer (a PDF or a UBL
 // document is far smaller).
@@ -70,7 +71,7 @@ func WithBackoff(first, max time.Duration) Option {
 }
 
 // WithUserAgent sets the User-Agent sent with every request, before the
-// client's own ("einvoice-go/<version>").
+// client's own ("einvoice-go/v1").
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua + " " + c.userAgent } }
 
 // New returns a client of the service at baseURL (for example
