@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // Flow is the outcome of -flow: documents taken end to end, from create to
@@ -43,65 +43,61 @@ func (b *bench) runFlow(n int, timeout time.Duration) (Flow, error) {
 		return f, err
 	}
 	errs := &errorLog{limit: 5}
-	key := b.keys[0]
 	start := time.Now()
 
 	// Create.
 	ids := make([]string, 0, n)
 	var mu sync.Mutex
-	b.drive(scenario{name: "flow-create", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodPost, "/api/v1/invoices", key, invoiceBody(b.inv.buyers[0], b.nextSerial()))
-	}}, int64(n), time.Time{}, errs, func(_ *http.Request, body []byte) {
-		var doc struct {
-			Data struct{ ID string } `json:"data"`
+	b.drive(scenario{name: "flow-create", call: func(ctx context.Context, b *bench, i int64) error {
+		var doc createdInvoice
+		if err := b.createInvoice(ctx, 0, &doc); err != nil {
+			return err
 		}
-		if json.Unmarshal(body, &doc) == nil && doc.Data.ID != "" {
+		if doc.ID != "" {
 			mu.Lock()
-			ids = append(ids, doc.Data.ID)
+			ids = append(ids, doc.ID)
 			mu.Unlock()
 		}
-	})
+		return nil
+	}}, int64(n), time.Time{}, errs)
 	f.CreateS = time.Since(start).Seconds()
 
 	// Validate.
 	t := time.Now()
-	b.drive(scenario{name: "flow-validate", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodPost, "/api/v1/documents/"+ids[i]+"/validate", key, "")
-	}}, int64(len(ids)), time.Time{}, errs, func(_ *http.Request, body []byte) {
-		if !strings.Contains(string(body), `"validation_passed":true`) {
+	b.drive(scenario{name: "flow-validate", call: func(ctx context.Context, b *bench, i int64) error {
+		res, err := b.api(0).Documents.Validate(ctx, ids[i])
+		if err != nil {
+			return err
+		}
+		if !res.ValidationPassed {
 			mu.Lock()
 			f.NotValidated++
 			mu.Unlock()
-			errs.add(fmt.Sprintf("validate: %.300s", body))
+			return fmt.Errorf("validation did not pass: %s %v", res.Message, res.Errors)
 		}
-	})
+		return nil
+	}}, int64(len(ids)), time.Time{}, errs)
 	f.ValidateS = time.Since(t).Seconds()
 
 	// Bulk submit, 100 ids a request.
 	t = time.Now()
-	var batches []string
+	var batches [][]string
 	for i := 0; i < len(ids); i += bulkSize {
-		raw, _ := json.Marshal(map[string][]string{"document_ids": ids[i:min(i+bulkSize, len(ids))]})
-		batches = append(batches, string(raw))
+		batches = append(batches, ids[i:min(i+bulkSize, len(ids))])
 	}
-	b.drive(scenario{name: "flow-submit", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodPost, "/api/v1/documents/submit-bulk", key, batches[i])
-	}}, int64(len(batches)), time.Time{}, errs, func(_ *http.Request, body []byte) {
-		var res struct {
-			Data struct {
-				UIDs     []string `json:"submission_uids"`
-				Rejected []any    `json:"rejected"`
-			} `json:"data"`
+	b.drive(scenario{name: "flow-submit", call: func(ctx context.Context, b *bench, i int64) error {
+		res, err := b.api(0).Documents.SubmitBulk(ctx, batches[i])
+		if err != nil {
+			return err
 		}
-		if json.Unmarshal(body, &res) == nil {
-			mu.Lock()
-			f.Submissions += len(res.Data.UIDs)
-			mu.Unlock()
-			for _, r := range res.Data.Rejected {
-				errs.add(fmt.Sprintf("bulk submit rejected: %v", r))
-			}
+		mu.Lock()
+		f.Submissions += len(res.SubmissionUIDs)
+		mu.Unlock()
+		for _, r := range res.Rejected {
+			errs.add(fmt.Sprintf("bulk submit rejected: %s %s %s", r.ID, r.ErrorCode, r.Message))
 		}
-	})
+		return nil
+	}}, int64(len(batches)), time.Time{}, errs)
 	f.SubmitS = time.Since(t).Seconds()
 
 	// Wait for Valid: the run's serial numbers share a prefix, so one
@@ -109,15 +105,16 @@ func (b *bench) runFlow(n int, timeout time.Duration) (Flow, error) {
 	t = time.Now()
 	deadline := t.Add(timeout)
 	for {
-		meta, err := b.getList("/api/v1/invoices?status=Valid&per_page=1&search="+b.inv.prefix, key)
+		page, err := b.api(0).Documents.List(context.Background(), &client.DocumentListOptions{Status: client.StatusValid,
+			Search: b.inv.prefix, ListOptions: client.ListOptions{PerPage: 1}})
 		if err != nil {
-			return f, err
+			return f, fmt.Errorf("counting the Valid documents: %s", describe(err))
 		}
-		if meta.Meta.Total >= len(ids) {
+		if page.Meta.Total >= len(ids) {
 			break
 		}
 		if time.Now().After(deadline) {
-			errs.add(fmt.Sprintf("only %d of %d documents Valid after %s", meta.Meta.Total, len(ids), timeout))
+			errs.add(fmt.Sprintf("only %d of %d documents Valid after %s", page.Meta.Total, len(ids), timeout))
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

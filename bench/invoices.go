@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // invoicePoolSize is how many invoices the read scenarios create for
@@ -98,35 +100,38 @@ func ensureBuyers(b *bench) error {
 		return nil
 	}
 	buyers := make([]string, len(b.keys))
-	for i, key := range b.keys {
-		req, err := b.newRequest(http.MethodPost, "/api/v1/buyers", key, buyerBody(b.seq.Add(1)))
+	for k := range b.keys {
+		p, err := b.api(k).Buyers.Create(context.Background(), buyerParty(b.seq.Add(1)))
 		if err != nil {
-			return err
+			return fmt.Errorf("creating a buyer to bill: %s", describe(err))
 		}
-		errs := &errorLog{limit: 1}
-		body, ok := b.do(req, errs, true)
-		if !ok {
-			return fmt.Errorf("creating a buyer to bill: %s", errs.samples[0])
+		if p.ID == "" {
+			return errors.New("creating a buyer to bill: no id in the answer")
 		}
-		var created struct {
-			Data struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(body, &created); err != nil || created.Data.ID == "" {
-			return fmt.Errorf("creating a buyer to bill: no id in %.200s", body)
-		}
-		buyers[i] = created.Data.ID
+		buyers[k] = p.ID
 	}
 	b.inv.buyers = buyers
 	return nil
 }
 
-// createInvoice is the i-th request of invoices-create: a new invoice of
-// the tenant of key i mod len(keys).
-func createInvoice(b *bench, i int64) (*http.Request, error) {
-	k := int(i % int64(len(b.keys)))
-	return b.newRequest(http.MethodPost, "/api/v1/invoices", b.keys[k], invoiceBody(b.inv.buyers[k], b.nextSerial()))
+// createdInvoice is what the driver reads of a created invoice (the typed
+// client.Document would cost the driver a full decoding of its 10 lines).
+type createdInvoice struct {
+	ID     string `json:"id"`
+	Serial string `json:"invoiceSerialNumber"`
+}
+
+// createInvoice creates a new invoice of the tenant of key k with Do: the
+// body is the prepared JSON, sent as it is (a typed client.Document would
+// be encoded at each request), and the answer's data is decoded into out
+// unless it is nil (invoices-create: see send).
+func (b *bench) createInvoice(ctx context.Context, k int, out *createdInvoice) error {
+	body := invoiceBody(b.inv.buyers[k], b.nextSerial())
+	if out == nil {
+		return b.send(ctx, k, http.MethodPost, "/api/v1/invoices", body)
+	}
+	_, err := b.api(k).Do(ctx, &client.Request{Method: http.MethodPost, Path: "/api/v1/invoices", Body: body}, out)
+	return err
 }
 
 // randomInvoice returns an invoice of the pool, chosen at random.
@@ -163,22 +168,21 @@ func (b *bench) seedInvoices(n int) (Seed, error) {
 		created []invoiceRef
 	)
 	start := time.Now()
-	b.drive(scenario{name: "seed", request: createInvoice}, int64(n), time.Time{}, errs, func(req *http.Request, body []byte) {
-		var doc struct {
-			Data struct {
-				ID     string `json:"id"`
-				Serial string `json:"invoiceSerialNumber"`
-			} `json:"data"`
+	seed := scenario{name: "seeding", call: func(ctx context.Context, b *bench, i int64) error {
+		k := int(i % int64(len(b.keys)))
+		var doc createdInvoice
+		if err := b.createInvoice(ctx, k, &doc); err != nil {
+			return err
 		}
-		if err := json.Unmarshal(body, &doc); err != nil || doc.Data.ID == "" || doc.Data.Serial == "" {
-			errs.add(fmt.Sprintf("creating an invoice: no id or serial in %.200s", body))
-			return
+		if doc.ID == "" || doc.Serial == "" {
+			return errors.New("creating an invoice: no id or serial in the answer")
 		}
-		ref := invoiceRef{id: doc.Data.ID, serial: doc.Data.Serial, key: b.keyIndex[strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")]}
 		mu.Lock()
-		created = append(created, ref)
+		created = append(created, invoiceRef{id: doc.ID, serial: doc.Serial, key: k})
 		mu.Unlock()
-	})
+		return nil
+	}}
+	b.drive(seed, int64(n), time.Time{}, errs)
 	elapsed := time.Since(start)
 	b.inv.mu.Lock()
 	b.inv.pool = append(b.inv.pool, created...)
@@ -258,54 +262,26 @@ func (b *bench) readInvoices(path string) error {
 	return nil
 }
 
-// listMeta is the part of a list response that the checks read.
-type listMeta struct {
-	Data []struct {
-		ID     string `json:"id"`
-		Serial string `json:"invoiceSerialNumber"`
-	} `json:"data"`
-	Meta struct {
-		Total int `json:"total"`
-	} `json:"meta"`
-}
-
-// getList sends one GET of a list path with key and decodes it.
-func (b *bench) getList(path, key string) (listMeta, error) {
-	var m listMeta
-	req, err := b.newRequest(http.MethodGet, path, key, "")
-	if err != nil {
-		return m, err
-	}
-	errs := &errorLog{limit: 1}
-	body, ok := b.do(req, errs, true)
-	if !ok {
-		return m, errors.New(errs.samples[0])
-	}
-	if err := json.Unmarshal(body, &m); err != nil {
-		return m, fmt.Errorf("GET %s: %v in %.200s", path, err, body)
-	}
-	return m, nil
-}
-
+// listPath is the request of invoices-list: page 1, 15 a page.
 const listPath = "/api/v1/invoices?per_page=15&page=1"
-
-// checkList confirms that page 1 holds 15 invoices (or all of them) and
-// records how many the tenant holds.
-func checkList(b *bench, r *Result) error {
-	m, err := b.getList(listPath, b.keys[0])
-	if err != nil {
-		return err
-	}
-	if m.Meta.Total == 0 || len(m.Data) != min(15, m.Meta.Total) {
-		return fmt.Errorf("GET %s: %d invoices of %d", listPath, len(m.Data), m.Meta.Total)
-	}
-	r.TenantDocs = m.Meta.Total
-	return nil
-}
 
 // searchPath searches for serial as a prefix.
 func searchPath(serial string) string {
 	return "/api/v1/invoices?search=" + url.QueryEscape(serial) + "&per_page=15"
+}
+
+// checkList confirms that page 1 holds 15 invoices (or all of them) and
+// records how many the tenant holds.
+func checkList(b *bench, r *Result) error {
+	page, err := b.api(0).Documents.List(context.Background(), &client.DocumentListOptions{ListOptions: client.ListOptions{Page: 1, PerPage: 15}})
+	if err != nil {
+		return fmt.Errorf("list invoices: %s", describe(err))
+	}
+	if page.Meta.Total == 0 || len(page.Items) != min(15, page.Meta.Total) {
+		return fmt.Errorf("list invoices: %d invoices of %d", len(page.Items), page.Meta.Total)
+	}
+	r.TenantDocs = page.Meta.Total
+	return nil
 }
 
 // checkSearch confirms, for a few invoices of the pool, that searching its
@@ -313,45 +289,47 @@ func searchPath(serial string) string {
 func checkSearch(b *bench, _ *Result) error {
 	for range 5 {
 		ref := b.randomInvoice()
-		m, err := b.getList(searchPath(ref.serial), b.keys[ref.key])
+		page, err := b.api(ref.key).Documents.List(context.Background(), &client.DocumentListOptions{Search: ref.serial,
+			ListOptions: client.ListOptions{PerPage: 15}})
 		if err != nil {
-			return err
+			return fmt.Errorf("searching %q: %s", ref.serial, describe(err))
 		}
-		if m.Meta.Total != 1 || len(m.Data) != 1 || m.Data[0].ID != ref.id {
-			return fmt.Errorf("searching %q: want invoice %s alone, got %d (total %d)", ref.serial, ref.id, len(m.Data), m.Meta.Total)
+		if page.Meta.Total != 1 || len(page.Items) != 1 || page.Items[0].ID != ref.id {
+			return fmt.Errorf("searching %q: want invoice %s alone, got %d (total %d)", ref.serial, ref.id, len(page.Items), page.Meta.Total)
 		}
 	}
 	return nil
 }
 
-// The invoice scenarios.
+// The invoice scenarios. Validation and the PDF go through the typed
+// client (a small answer; raw bytes); the others through send.
 var (
-	invoicesCreate = scenario{name: "invoices-create", prepare: ensureBuyers, request: createInvoice}
-	invoicesList   = scenario{name: "invoices-list", prepare: fillInvoicePool, check: checkList, request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodGet, listPath, b.keys[i%int64(len(b.keys))], "")
+	invoicesCreate = scenario{name: "invoices-create", prepare: ensureBuyers, call: func(ctx context.Context, b *bench, i int64) error {
+		return b.createInvoice(ctx, int(i%int64(len(b.keys))), nil)
 	}}
-	invoicesSearch = scenario{name: "invoices-search", prepare: fillInvoicePool, check: checkSearch, request: func(b *bench, i int64) (*http.Request, error) {
-		ref := b.randomInvoice()
-		return b.newRequest(http.MethodGet, searchPath(ref.serial), b.keys[ref.key], "")
+	invoicesList = scenario{name: "invoices-list", prepare: fillInvoicePool, check: checkList, call: func(ctx context.Context, b *bench, i int64) error {
+		return b.send(ctx, int(i%int64(len(b.keys))), http.MethodGet, listPath, nil)
 	}}
-	invoicesGet = scenario{name: "invoices-get", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+	invoicesSearch = scenario{name: "invoices-search", prepare: fillInvoicePool, check: checkSearch, call: func(ctx context.Context, b *bench, i int64) error {
 		ref := b.randomInvoice()
-		return b.newRequest(http.MethodGet, "/api/v1/invoices/"+ref.id, b.keys[ref.key], "")
+		return b.send(ctx, ref.key, http.MethodGet, searchPath(ref.serial), nil)
+	}}
+	invoicesGet = scenario{name: "invoices-get", prepare: fillInvoicePool, call: func(ctx context.Context, b *bench, i int64) error {
+		ref := b.randomInvoice()
+		return b.send(ctx, ref.key, http.MethodGet, "/api/v1/invoices/"+ref.id, nil)
 	}}
 	// invoicesValidate validates invoices of the pool: the first validation
 	// of each makes it ready; later ones check it again and change nothing.
-	invoicesValidate = scenario{name: "invoices-validate", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+	invoicesValidate = scenario{name: "invoices-validate", prepare: fillInvoicePool, call: func(ctx context.Context, b *bench, i int64) error {
 		ref := b.invoiceAt(i)
-		return b.newRequest(http.MethodPost, "/api/v1/documents/"+ref.id+"/validate", b.keys[ref.key], "")
+		_, err := b.api(ref.key).Documents.Validate(ctx, ref.id)
+		return err
 	}}
 	// invoicesPDF renders the visual e-invoice of invoices of the pool (10
 	// lines, not yet validated: one page).
-	invoicesPDF = scenario{name: "invoices-pdf", prepare: fillInvoicePool, request: func(b *bench, i int64) (*http.Request, error) {
+	invoicesPDF = scenario{name: "invoices-pdf", prepare: fillInvoicePool, call: func(ctx context.Context, b *bench, i int64) error {
 		ref := b.randomInvoice()
-		req, err := b.newRequest(http.MethodGet, "/api/v1/documents/"+ref.id+"/pdf", b.keys[ref.key], "")
-		if req != nil {
-			req.Header.Set("Accept", "application/pdf")
-		}
-		return req, err
+		_, err := b.api(ref.key).Documents.PDF(ctx, ref.id)
+		return err
 	}}
 )

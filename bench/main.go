@@ -25,6 +25,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -37,6 +38,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 func main() {
@@ -104,10 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.flow > 0 {
 		o.scenarios = ""
 	}
-	b, list, err := setup(base, o)
-	if b != nil {
-		b.bases = bases
-	}
+	b, list, err := setup(bases, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 2
@@ -132,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "bench: seeded %d invoices in %.1f s: %.0f/s (c=%d, %d errors)\n", s.Invoices, s.DurationMS/1000, s.Rate, s.Concurrency, s.Errors)
 		for _, e := range s.ErrorSamples {
-			fmt.Fprintf(stderr, "bench: seeding: error: %s\n", e)
+			fmt.Fprintf(stderr, "bench: error: %s\n", e)
 		}
 		failed = s.Errors > 0
 		seed = &s
@@ -157,7 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		for _, e := range r.ErrorSamples {
-			fmt.Fprintf(stderr, "bench: %s: error: %s\n", sc.name, e)
+			fmt.Fprintf(stderr, "bench: error: %s\n", e)
 		}
 		failed = failed || r.Errors > 0
 		results = append(results, r)
@@ -202,8 +202,9 @@ func loopbackURL(raw string) (string, error) {
 	return strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/"), nil
 }
 
-// setup reads the keys, resolves the scenarios and builds the shared client.
-func setup(base string, o options) (*bench, []scenario, error) {
+// setup reads the keys, resolves the scenarios and builds the clients: one
+// of the public client per replica and key, all on one http.Client.
+func setup(bases []string, o options) (*bench, []scenario, error) {
 	if o.c < 1 || o.n < 1 || o.duration <= 0 || o.warmup < 0 || o.seedInvoices < 0 {
 		return nil, nil, errors.New("want -c >= 1, -n >= 1, -duration > 0, -warmup >= 0, -seed-invoices >= 0")
 	}
@@ -236,18 +237,22 @@ func setup(base string, o options) (*bench, []scenario, error) {
 	if len(list) == 0 && o.seedInvoices == 0 && o.flow == 0 {
 		return nil, nil, errors.New("no scenario and no -seed-invoices: nothing to do")
 	}
-	b := &bench{client: newClient(o.c), base: base, keys: keys, c: o.c, warmup: o.warmup, keyIndex: map[string]int{}}
-	for i, k := range keys {
-		if _, dup := b.keyIndex[k]; !dup {
-			b.keyIndex[k] = i
+	hc := newClient(o.c)
+	b := &bench{base: bases[0], keys: keys, c: o.c, warmup: o.warmup, metrics: newAPI(bases[0], "", hc)}
+	for _, base := range bases {
+		row := make([]*client.Client, len(keys))
+		for k, key := range keys {
+			row[k] = newAPI(base, key, hc)
 		}
+		b.clients = append(b.clients, row)
 	}
 	b.inv.prefix = newSerialPrefix()
 	return b, list, nil
 }
 
-// newClient returns the one client of the run: keep-alive connections for
-// every worker (and one for the metrics sampler), no proxy, no redirects.
+// newClient returns the one http.Client of the run, under every client.Client:
+// keep-alive connections for every worker (and one for the metrics sampler),
+// no proxy, no redirects.
 func newClient(c int) *http.Client {
 	return &http.Client{
 		Timeout: 30 * time.Second,
@@ -287,16 +292,11 @@ func waitReady(base string, o options, stdout, stderr io.Writer) int {
 	if o.startedAt != 0 {
 		start = time.Unix(0, o.startedAt)
 	}
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	c := newAPI(base, "", &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}})
 	for time.Since(start) < o.readyTimeout {
-		resp, err := client.Get(base + "/readyz")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				fmt.Fprintf(stdout, "%d\n", time.Since(start).Milliseconds())
-				return 0
-			}
+		if _, err := c.Ready(context.Background()); err == nil {
+			fmt.Fprintf(stdout, "%d\n", time.Since(start).Milliseconds())
+			return 0
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

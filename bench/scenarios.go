@@ -1,15 +1,17 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // scenario is one kind of request, driven in a loop.
@@ -22,28 +24,40 @@ type scenario struct {
 	// confirm that the scenario measures what it claims; it may fill in
 	// fields of the result.
 	check func(b *bench, r *Result) error
-	// request builds the i-th request of a run.
-	request func(b *bench, i int64) (*http.Request, error)
+	// call makes the i-th request of a run through the public client:
+	// exactly one HTTP request (the clients never retry), whose time is one
+	// latency sample. Any answer but a 2xx is an error.
+	call func(ctx context.Context, b *bench, i int64) error
 }
 
-// buyersCreate creates buyers; fillPool uses it too.
-var buyersCreate = scenario{name: "buyers-create", request: func(b *bench, i int64) (*http.Request, error) {
-	return b.newRequest(http.MethodPost, "/api/v1/buyers", b.keys[i%int64(len(b.keys))], buyerBody(b.seq.Add(1)))
+// send makes one measured request with Do and out == nil: the client
+// checks the status and reads the answer, but decodes it into no typed
+// result. The typed calls cost the driver enough CPU to lower the figures
+// of this 2-core machine, where the driver shares the cores with the
+// service (bench/README.md, "Client").
+func (b *bench) send(ctx context.Context, k int, method, path string, body any) error {
+	_, err := b.api(k).Do(ctx, &client.Request{Method: method, Path: path, Body: body}, nil)
+	return err
+}
+
+// buyersCreate creates buyers.
+var buyersCreate = scenario{name: "buyers-create", call: func(ctx context.Context, b *bench, i int64) error {
+	return b.send(ctx, int(i%int64(len(b.keys))), http.MethodPost, "/api/v1/buyers", buyerParty(b.seq.Add(1)))
 }}
 
 // scenarios are the known scenarios, by name.
 var scenarios = map[string]scenario{
 	buyersCreate.name: buyersCreate,
-	"buyers-get": {name: "buyers-get", prepare: fillBuyerPool, request: func(b *bench, i int64) (*http.Request, error) {
+	"buyers-get": {name: "buyers-get", prepare: fillBuyerPool, call: func(ctx context.Context, b *bench, i int64) error {
 		p := b.pool[i%int64(len(b.pool))]
-		return b.newRequest(http.MethodGet, "/api/v1/buyers/"+p.id, p.key, "")
+		return b.send(ctx, p.key, http.MethodGet, "/api/v1/buyers/"+p.id, nil)
 	}},
-	"buyers-list": {name: "buyers-list", prepare: fillBuyerPool, request: func(b *bench, i int64) (*http.Request, error) {
+	"buyers-list": {name: "buyers-list", prepare: fillBuyerPool, call: func(ctx context.Context, b *bench, i int64) error {
 		p := b.pool[i%int64(len(b.pool))]
-		return b.newRequest(http.MethodGet, "/api/v1/buyers?search=hebat&per_page=15", p.key, "")
+		return b.send(ctx, p.key, http.MethodGet, "/api/v1/buyers?search=hebat&per_page=15", nil)
 	}},
-	"states": {name: "states", request: func(b *bench, i int64) (*http.Request, error) {
-		return b.newRequest(http.MethodGet, "/api/v1/states", b.keys[i%int64(len(b.keys))], "")
+	"states": {name: "states", call: func(ctx context.Context, b *bench, i int64) error {
+		return b.send(ctx, int(i%int64(len(b.keys))), http.MethodGet, "/api/v1/states", nil)
 	}},
 	invoicesCreate.name:   invoicesCreate,
 	invoicesList.name:     invoicesList,
@@ -56,83 +70,64 @@ var scenarios = map[string]scenario{
 // fillBuyerPool creates the 200 buyers that buyers-get and buyers-list read.
 func fillBuyerPool(b *bench) error { return b.fillPool(200) }
 
-// buyerBody is the JSON of a valid buyer named "Hebat Group seq".
-func buyerBody(seq int64) string {
-	return `{"name":"Hebat Group ` + strconv.FormatInt(seq, 10) + `","tin":"C2584563200","id_type":"BRN",` +
-		`"id_value":"201901234567","address":{"line1":"Lot 66","city":"Kuala Lumpur","state":"14",` +
-		`"postCode":"50480","countryCode":"MYS"},"contact":{"phone":"+60123456789","email":"ap@hebat.example"}}`
+// buyerParty is a valid buyer named "Hebat Group seq".
+func buyerParty(seq int64) *client.Party {
+	return &client.Party{Name: "Hebat Group " + strconv.FormatInt(seq, 10), TIN: "C2584563200", IDType: client.IDTypeBRN,
+		IDValue: "201901234567", Address: client.Address{Line1: "Lot 66", City: "Kuala Lumpur", State: "14",
+			PostCode: "50480", CountryCode: "MYS"}, Contact: client.Contact{Phone: "+60123456789", Email: "ap@hebat.example"}}
 }
 
-// pooled is a buyer created for the read scenarios, with the key of the
-// tenant that owns it.
-type pooled struct{ id, key string }
+// pooled is a buyer created for the read scenarios, with the index of the
+// key of the tenant that owns it.
+type pooled struct {
+	id  string
+	key int
+}
 
 // bench holds what every scenario shares.
 type bench struct {
-	client *http.Client
-	base   string   // server URL without a trailing slash
-	bases  []string // every replica's URL (base first); requests go round-robin
-	next   atomic.Uint64
-	keys   []string // API keys, used round-robin
-	c      int      // concurrency
-	warmup int      // uncounted requests before each scenario
-	pool   []pooled // buyers to read, filled once by fillPool
-	seq    atomic.Int64
+	base string // server URL without a trailing slash (the first replica's)
+	// clients holds the public client of each replica (rows, base first)
+	// and key (columns, as keys); they all share one http.Client.
+	clients [][]*client.Client
+	next    atomic.Uint64
+	// metrics is the client, without a key, of the first replica's
+	// /metrics.
+	metrics *client.Client
+	keys    []string // API keys, used round-robin
+	c       int      // concurrency
+	warmup  int      // uncounted requests before each scenario
+	pool    []pooled // buyers to read, filled once by fillPool
+	seq     atomic.Int64
 
-	keyIndex map[string]int // position of each key in keys
-	inv      invoiceState   // the invoice scenarios' buyers and pool
+	inv invoiceState // the invoice scenarios' buyers and pool
 }
 
-// newRequest builds an authenticated request; a non-empty body is sent as JSON.
-func (b *bench) newRequest(method, path, key, body string) (*http.Request, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	base := b.base
-	if len(b.bases) > 1 {
-		base = b.bases[b.next.Add(1)%uint64(len(b.bases))]
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
+// newAPI returns the public client of the service at base with key, as the
+// driver uses it: through hc, and never retrying, so that each call is one
+// HTTP request (one latency sample).
+func newAPI(base, key string, hc *http.Client) *client.Client {
+	return client.New(base, key, client.WithRetries(0), client.WithHTTPClient(hc), client.WithUserAgent("einvoice-bench"))
 }
 
-// do sends req and reads the whole response. It reports a failure (a
-// transport error or a non-2xx status) to errs and returns the body of a
-// successful response when keep is set.
-func (b *bench) do(req *http.Request, errs *errorLog, keep bool) ([]byte, bool) {
-	resp, err := b.client.Do(req)
-	if err != nil {
-		errs.add(req.Method + " " + req.URL.Path + ": " + err.Error())
-		return nil, false
+// api returns the client of key k, on the next replica (round robin) when
+// there are several.
+func (b *bench) api(k int) *client.Client {
+	row := b.clients[0]
+	if len(b.clients) > 1 {
+		row = b.clients[b.next.Add(1)%uint64(len(b.clients))]
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-		_, _ = io.Copy(io.Discard, resp.Body)
-		errs.add(fmt.Sprintf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, strings.TrimSpace(string(body))))
-		return nil, false
+	return row[k]
+}
+
+// describe turns a failed call into an error sample: the status and the
+// start of the body of an answer, or the client's error.
+func describe(err error) string {
+	var e *client.Error
+	if errors.As(err, &e) {
+		return fmt.Sprintf("%d %.300s", e.StatusCode, bytes.TrimSpace(e.Body))
 	}
-	if keep {
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			errs.add(req.Method + " " + req.URL.Path + ": reading body: " + err.Error())
-			return nil, false
-		}
-		return body, true
-	}
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		errs.add(req.Method + " " + req.URL.Path + ": reading body: " + err.Error())
-		return nil, false
-	}
-	return nil, true
+	return err.Error()
 }
 
 // fillPool creates size buyers, spread over the keys, for the read
@@ -144,20 +139,21 @@ func (b *bench) fillPool(size int) error {
 	size = max(size, len(b.keys))
 	errs := &errorLog{limit: 3}
 	var mu sync.Mutex
-	b.drive(buyersCreate, int64(size), time.Time{}, errs, func(req *http.Request, body []byte) {
-		var created struct {
-			Data struct {
-				ID string `json:"id"`
-			} `json:"data"`
+	fill := scenario{name: "buyers-pool", call: func(ctx context.Context, b *bench, i int64) error {
+		k := int(i % int64(len(b.keys)))
+		p, err := b.api(k).Buyers.Create(ctx, buyerParty(b.seq.Add(1)))
+		if err != nil {
+			return err
 		}
-		if err := json.Unmarshal(body, &created); err != nil || created.Data.ID == "" {
-			errs.add(fmt.Sprintf("creating a buyer: no id in %.200s", body))
-			return
+		if p.ID == "" {
+			return errors.New("creating a buyer: no id in the answer")
 		}
 		mu.Lock()
-		b.pool = append(b.pool, pooled{id: created.Data.ID, key: strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")})
+		b.pool = append(b.pool, pooled{id: p.ID, key: k})
 		mu.Unlock()
-	})
+		return nil
+	}}
+	b.drive(fill, int64(size), time.Time{}, errs)
 	if errs.count > 0 {
 		return fmt.Errorf("creating %d buyers to read: %d failed, first: %s", size, errs.count, errs.samples[0])
 	}
@@ -166,11 +162,11 @@ func (b *bench) fillPool(size int) error {
 
 // drive sends up to n requests of sc from b.c workers, stopping early at
 // deadline (if not zero), and returns each worker's latencies. A request
-// in flight at the deadline is allowed to finish. When onBody is set, it
-// receives each successful response.
-func (b *bench) drive(sc scenario, n int64, deadline time.Time, errs *errorLog, onBody func(*http.Request, []byte)) [][]time.Duration {
+// in flight at the deadline is allowed to finish.
+func (b *bench) drive(sc scenario, n int64, deadline time.Time, errs *errorLog) [][]time.Duration {
 	var next atomic.Int64
 	lat := make([][]time.Duration, b.c)
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	for w := range b.c {
 		lat[w] = make([]time.Duration, 0, n/int64(b.c)+1)
@@ -180,16 +176,11 @@ func (b *bench) drive(sc scenario, n int64, deadline time.Time, errs *errorLog, 
 				if i >= n || (!deadline.IsZero() && time.Now().After(deadline)) {
 					return
 				}
-				req, err := sc.request(b, i)
-				if err != nil {
-					errs.add(err.Error())
-					return
-				}
 				t0 := time.Now()
-				body, ok := b.do(req, errs, onBody != nil)
+				err := sc.call(ctx, b, i)
 				lat[w] = append(lat[w], time.Since(t0))
-				if ok && onBody != nil {
-					onBody(req, body)
+				if err != nil {
+					errs.add(sc.name + ": " + describe(err))
 				}
 			}
 		})
@@ -231,13 +222,13 @@ func (b *bench) run(sc scenario, n int64, d time.Duration) (Result, error) {
 			return Result{}, fmt.Errorf("check before the run: %w", err)
 		}
 	}
-	b.drive(sc, int64(b.warmup), time.Now().Add(d), &errorLog{}, nil)
+	b.drive(sc, int64(b.warmup), time.Now().Add(d), &errorLog{})
 
 	errs := &errorLog{limit: 5}
-	sampler := &rssSampler{client: b.client, url: b.base + "/metrics", every: 250 * time.Millisecond}
+	sampler := &rssSampler{client: b.metrics, every: 250 * time.Millisecond}
 	stop := sampler.start()
 	start := time.Now()
-	lat := b.drive(sc, n, start.Add(d), errs, nil)
+	lat := b.drive(sc, n, start.Add(d), errs)
 	elapsed := time.Since(start)
 	stop()
 

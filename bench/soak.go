@@ -38,7 +38,7 @@ func (b *bench) serverLevels(n int) (heap, rss, goroutines float64, err error) {
 		if i > 0 {
 			time.Sleep(time.Second)
 		}
-		text, err := fetchMetrics(context.Background(), b.client, b.base+"/metrics")
+		text, err := fetchMetrics(context.Background(), b.metrics)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -70,17 +70,15 @@ func (b *bench) runSoak(list []scenario, warm, d time.Duration) (Soak, error) {
 	mix := func(until time.Time) {
 		var wg sync.WaitGroup
 		var seq atomic.Int64
+		ctx := context.Background()
 		for range b.c {
 			wg.Go(func() {
 				for time.Now().Before(until) {
 					i := seq.Add(1)
 					sc := list[int(i)%len(list)]
-					req, err := sc.request(b, i)
-					if err != nil {
-						errs.add(err.Error())
-						return
+					if err := sc.call(ctx, b, i); err != nil {
+						errs.add(sc.name + ": " + describe(err))
 					}
-					b.do(req, errs, false)
 					count.Add(1)
 				}
 			})

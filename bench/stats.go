@@ -3,15 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // Summary describes a set of latencies.
@@ -88,8 +88,7 @@ func metricValue(r io.Reader, name string) (float64, bool) {
 // and goroutine count seen, and the server's CPU time between the first
 // and the last sample.
 type rssSampler struct {
-	client        *http.Client
-	url           string
+	client        *client.Client // of the server, without a key
 	every         time.Duration
 	peakRSS       float64 // bytes
 	peakGo        float64
@@ -97,31 +96,19 @@ type rssSampler struct {
 	samples       int     // successful samples
 }
 
-// fetchMetrics reads the Prometheus text exposition at url; a status other
-// than 200 is an error.
-func fetchMetrics(ctx context.Context, client *http.Client, url string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// fetchMetrics reads the server's Prometheus text exposition; an answer
+// other than a 2xx is an error.
+func fetchMetrics(ctx context.Context, c *client.Client) (string, error) {
+	body, err := c.Metrics(ctx)
 	if err != nil {
 		return "", err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
 	}
 	return string(body), nil
 }
 
 // sample reads /metrics once; a failed read is not counted.
 func (s *rssSampler) sample(ctx context.Context) {
-	text, err := fetchMetrics(ctx, s.client, s.url)
+	text, err := fetchMetrics(ctx, s.client)
 	if err != nil {
 		return
 	}

@@ -82,9 +82,9 @@ func TestFetchMetrics(t *testing.T) {
 		fmt.Fprint(w, text)
 	}))
 	defer srv.Close()
-	b := &bench{client: srv.Client(), base: srv.URL}
+	b := &bench{metrics: newAPI(srv.URL, "", srv.Client()), base: srv.URL}
 
-	if got, err := fetchMetrics(context.Background(), b.client, srv.URL+"/metrics"); err != nil || got != full {
+	if got, err := fetchMetrics(context.Background(), b.metrics); err != nil || got != full {
 		t.Errorf("fetchMetrics = %q, %v; want the body, nil", got, err)
 	}
 	if heap, rss, g, err := b.serverLevels(1); err != nil || heap != 2 || rss != 4 || g != 7 {
@@ -92,7 +92,7 @@ func TestFetchMetrics(t *testing.T) {
 	}
 
 	answer(http.StatusServiceUnavailable, "down")
-	if _, err := fetchMetrics(context.Background(), b.client, srv.URL+"/metrics"); err == nil || !strings.Contains(err.Error(), "503") {
+	if _, err := fetchMetrics(context.Background(), b.metrics); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("fetchMetrics on a 503 = %v, want an error naming the status", err)
 	}
 	if _, _, _, err := b.serverLevels(1); err == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/client"
 )
 
 // outcome is what one answer means for one document, to the clients.
@@ -37,29 +37,23 @@ type judgement struct {
 	detail                  string
 }
 
-// submitData is the data of a single submit's answer.
-type submitData struct {
-	Status       string `json:"status"`
-	DocumentUUID string `json:"document_uuid"`
-}
-
 // judgeSingle judges the answer to POST /documents/{id}/submit of a ready
 // document; err is the transport error, if any.
 func judgeSingle(r *reply, err error) judgement {
 	if err != nil {
 		return judgement{out: retry, label: "no answer"}
 	}
-	var d submitData
+	var d client.Submission // the data of a single submit's answer
 	_ = json.Unmarshal(r.Body.Data, &d)
 	j := judgement{label: fmt.Sprintf("%d %s%s", r.Status, d.Status, r.Body.ErrorCode), detail: fmt.Sprintf("%d %.300s", r.Status, r.Raw)}
 	switch {
-	case r.Status == 200 && (d.Status == "Submitted" || d.Status == "Valid") && len(d.DocumentUUID) == 26:
+	case r.Status == 200 && (d.Status == client.StatusSubmitted || d.Status == client.StatusValid) && len(d.DocumentUUID) == 26:
 		j.out, j.uuid = final, d.DocumentUUID
-	case r.Status == 202 && d.Status == "submitting":
+	case r.Status == 202 && d.Status == client.StatusSubmitting:
 		j.out = pending
-	case r.Status == 409 && r.Body.ErrorCode == "DOCUMENT_ALREADY_SUBMITTED":
+	case r.Status == 409 && r.Body.ErrorCode == client.CodeDocumentSubmitted:
 		j.out = final
-	case r.Status == 422 && r.Body.ErrorCode == "DOCUMENT_NOT_READY":
+	case r.Status == 422 && r.Body.ErrorCode == client.CodeDocumentNotReady:
 		j.out, j.falseAnswer = final, true
 	case r.Status >= 500:
 		j.out, j.unexpected = retry, true
@@ -82,7 +76,7 @@ func judgeBulk(r *reply, err error, ids []string) map[string]judgement {
 	if err != nil {
 		return whole(judgement{out: retry, label: "bulk: no answer"})
 	}
-	var d invoicing.BulkResult // the wire format of DECISIONS section 9
+	var d client.BulkResult // the wire format of DECISIONS section 9
 	if r.Status != 200 || json.Unmarshal(r.Body.Data, &d) != nil {
 		j := judgement{out: final, unexpected: true, label: fmt.Sprintf("bulk: %d %s", r.Status, r.Body.ErrorCode),
 			detail: fmt.Sprintf("bulk of %d: %d %.300s", len(ids), r.Status, r.Raw)}
@@ -104,18 +98,18 @@ func judgeBulk(r *reply, err error, ids []string) map[string]judgement {
 		seen[p.ID]++
 		status := string(p.Status)
 		j := judgement{out: pending, label: "bulk: pending " + status}
-		if status != "submitting" {
+		if p.Status != client.StatusSubmitting {
 			j.unexpected, j.detail = true, "pending with status "+status
 		}
 		out[p.ID] = j
 	}
 	for _, rj := range d.Rejected {
 		seen[rj.ID]++
-		code := string(rj.ErrorCode)
+		code := rj.ErrorCode
 		j := judgement{out: final, label: "bulk: rejected " + code, detail: "rejected " + code + ": " + rj.Message}
 		switch code {
-		case "DOCUMENT_ALREADY_SUBMITTED":
-		case "DOCUMENT_NOT_READY":
+		case client.CodeDocumentSubmitted:
+		case client.CodeDocumentNotReady:
 			j.falseAnswer = true
 		default:
 			j.unexpected = true

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // api talks to the service: its replicas' base URLs (requests go round
@@ -19,15 +19,29 @@ type api struct {
 	next  atomic.Uint64
 }
 
-// client is one HTTP client of the service, with its own connections.
-type client struct {
+// apiClient is one client of the service, with its own connections: the
+// public client of each replica, on one http.Client. Nothing is retried:
+// the clients of the chaos make their own retries (clients.go), and judge
+// every answer.
+type apiClient struct {
 	api *api
-	hc  *http.Client
+	by  map[string]*client.Client // by base URL
 }
 
-func (a *api) newClient() *client {
-	return &client{api: a, hc: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+func (a *api) newClient() *apiClient {
+	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	c := &apiClient{api: a, by: map[string]*client.Client{}}
+	for _, base := range a.bases {
+		c.by[base] = client.New(base, a.key, client.WithRetries(0), client.WithHTTPClient(hc), client.WithUserAgent("einvoice-chaos"))
+	}
+	return c
 }
+
+// at returns the client of the replica at base.
+func (c *apiClient) at(base string) *client.Client { return c.by[base] }
+
+// any returns the client of the next replica, round robin.
+func (c *apiClient) any() *client.Client { return c.at(c.api.base()) }
 
 // base returns the next replica's URL, round robin.
 func (a *api) base() string {
@@ -41,7 +55,8 @@ func (a *api) pairBases() [2]string {
 	return [2]string{a.bases[i%len(a.bases)], a.bases[(i+1)%len(a.bases)]}
 }
 
-// reply is the service's answer: its status and envelope.
+// reply is the service's answer, as received: its status and envelope,
+// whatever they hold (the answers are judged, not trusted).
 type reply struct {
 	Status int
 	Raw    []byte
@@ -50,59 +65,19 @@ type reply struct {
 		Data      json.RawMessage `json:"data"`
 		Message   string          `json:"message"`
 		ErrorCode string          `json:"error_code"`
-		Meta      *struct {
-			Total int `json:"total"`
-		} `json:"meta"`
 	}
 }
 
-// do sends one request to base and reads the answer; a transport error is
-// returned as is.
-func (c *client) do(ctx context.Context, base, method, path string, body any) (*reply, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	if err != nil {
+// do sends one request to base through the public client (Do, which
+// decodes nothing for us) and returns the answer, whatever its status; a
+// transport error (no answer) is returned as is.
+func (c *apiClient) do(ctx context.Context, base, method, path string, body any) (*reply, error) {
+	resp, err := c.at(base).Do(ctx, &client.Request{Method: method, Path: path, Body: body}, nil)
+	if resp == nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.api.key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	r := &reply{Status: resp.StatusCode}
-	if r.Raw, err = io.ReadAll(resp.Body); err != nil {
-		return nil, err
-	}
-	r.Raw = bytes.TrimSpace(r.Raw)
+	// An answer: a 2xx, or any other status (err is then its *client.Error).
+	r := &reply{Status: resp.StatusCode, Raw: bytes.TrimSpace(resp.Body)}
 	_ = json.Unmarshal(r.Raw, &r.Body) // a body that is not our envelope is judged by the caller
 	return r, nil
-}
-
-// must sends a request, round robin, and wants status; for the setup, when
-// nothing is killed.
-func (c *client) must(ctx context.Context, method, path string, body any, status int, into any) error {
-	r, err := c.do(ctx, c.api.base(), method, path, body)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if r.Status != status {
-		return fmt.Errorf("%s %s: HTTP %d, want %d: %.500s", method, path, r.Status, status, r.Raw)
-	}
-	if into != nil {
-		if err := json.Unmarshal(r.Body.Data, into); err != nil {
-			return fmt.Errorf("%s %s: decode data: %w", method, path, err)
-		}
-	}
-	return nil
 }

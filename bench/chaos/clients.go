@@ -62,7 +62,7 @@ func plan(docs []*doc, rng *rand.Rand, window time.Duration) []scheduled {
 // are submitted (no answer, 5xx, 202), until stopped.
 type workload struct {
 	api     *api
-	clients []*client
+	clients []*apiClient
 	tally   *tally
 	queue   chan task
 	stopped atomic.Bool
@@ -157,7 +157,7 @@ func (w *workload) apply(mode string, d *doc, j judgement) bool {
 // submitOne submits d through client c at base. The requests do not
 // follow the chaos's context: an answer under way when the chaos stops is
 // still judged.
-func (w *workload) submitOne(c *client, base string, d *doc) judgement {
+func (w *workload) submitOne(c *apiClient, base string, d *doc) judgement {
 	w.tally.request()
 	r, err := c.do(context.Background(), base, "POST", "/api/v1/documents/"+d.id+"/submit", nil)
 	return judgeSingle(r, err)
@@ -175,7 +175,7 @@ func (w *workload) single(i int, d *doc) []*doc {
 // replicas when there are two.
 func (w *workload) pair(i int, d *doc) []*doc {
 	bases := w.api.pairBases()
-	cs := []*client{w.clients[i], w.clients[(i+1)%len(w.clients)]}
+	cs := []*apiClient{w.clients[i], w.clients[(i+1)%len(w.clients)]}
 	var js [2]judgement
 	var wg sync.WaitGroup
 	gate := make(chan struct{})

@@ -2,31 +2,38 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"sort"
+	"strconv"
 	"time"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // settledCounts asks the service (any replica that answers) how many of
 // its documents are Valid and how many Invalid: two list totals, which ask
 // the authority nothing.
-func settledCounts(ctx context.Context, c *client) (valid, invalid int, err error) {
+func settledCounts(ctx context.Context, c *apiClient) (valid, invalid int, err error) {
 	var errs []error
 	for _, base := range c.api.bases {
 		var totals [2]int
 		for k, status := range []string{"Valid", "Invalid"} {
-			r, e := c.do(ctx, base, "GET", "/api/v1/invoices?per_page=1&status="+status, nil)
-			if e == nil && (r.Status != 200 || r.Body.Meta == nil) {
-				e = fmt.Errorf("HTTP %d %.200s", r.Status, r.Raw)
+			// Do, not Documents.List: only the meta is read, and an answer
+			// without it is an error.
+			resp, e := c.at(base).Do(ctx, &client.Request{Method: http.MethodGet, Path: "/api/v1/invoices",
+				Query: url.Values{"per_page": {"1"}, "status": {status}}}, nil)
+			if e == nil && (resp.StatusCode != 200 || resp.Meta == nil) {
+				e = fmt.Errorf("HTTP %d %.200s", resp.StatusCode, resp.Body)
 			}
 			if e != nil {
 				errs = append(errs, e)
 				totals[0] = -1
 				break
 			}
-			totals[k] = r.Body.Meta.Total
+			totals[k] = resp.Meta.Total
 		}
 		if totals[0] >= 0 {
 			return totals[0], totals[1], nil
@@ -85,23 +92,11 @@ type serviceDoc struct {
 // settled, from GET /documents/{id}/status: ", job submit pending, 7
 // attempts, next in 1m3s, last error: ...".
 func jobNote(ctx context.Context, a *api, id string) string {
-	r, err := a.newClient().do(ctx, a.base(), "GET", "/api/v1/documents/"+id+"/status", nil)
-	if err != nil || r.Status != 200 {
+	st, err := a.newClient().any().Documents.Status(ctx, id)
+	if err != nil || st.Job == nil {
 		return ""
 	}
-	var st struct {
-		Submission *struct {
-			Kind          string    `json:"kind"`
-			State         string    `json:"state"`
-			Attempts      int       `json:"attempts"`
-			NextAttemptAt time.Time `json:"nextAttemptAt"`
-			LastError     string    `json:"lastError"`
-		} `json:"submission"`
-	}
-	if json.Unmarshal(r.Body.Data, &st) != nil || st.Submission == nil {
-		return ""
-	}
-	j := st.Submission
+	j := st.Job
 	return fmt.Sprintf(" (job %s %s, %d attempts, next in %s, last error: %.200s)", j.Kind, j.State, j.Attempts,
 		time.Until(j.NextAttemptAt).Round(time.Second), j.LastError)
 }
@@ -136,18 +131,26 @@ func serviceDocs(ctx context.Context, a *api) (map[string]serviceDoc, error) {
 	c := a.newClient()
 	out := map[string]serviceDoc{}
 	for page := 1; ; page++ {
-		r, err := c.do(ctx, a.base(), "GET", fmt.Sprintf("/api/v1/invoices?per_page=100&page=%d", page), nil)
-		if err != nil {
-			return nil, fmt.Errorf("list documents, page %d: %w", page, err)
-		}
+		// Do into serviceDoc: the fields the verdict compares, and an
+		// answer without its meta is an error.
 		var docs []serviceDoc
-		if r.Status != 200 || json.Unmarshal(r.Body.Data, &docs) != nil || r.Body.Meta == nil {
-			return nil, fmt.Errorf("list documents, page %d: HTTP %d %.300s", page, r.Status, r.Raw)
+		resp, err := c.any().Do(ctx, &client.Request{Method: http.MethodGet, Path: "/api/v1/invoices",
+			Query: url.Values{"per_page": {"100"}, "page": {strconv.Itoa(page)}}}, &docs)
+		var e *client.Error
+		switch {
+		case errors.As(err, &e):
+			return nil, fmt.Errorf("list documents, page %d: HTTP %d %.300s", page, e.StatusCode, e.Body)
+		case err != nil && resp != nil: // an answer, not our envelope
+			return nil, fmt.Errorf("list documents, page %d: HTTP %d %.300s", page, resp.StatusCode, resp.Body)
+		case err != nil:
+			return nil, fmt.Errorf("list documents, page %d: %w", page, err)
+		case resp.StatusCode != 200 || resp.Meta == nil:
+			return nil, fmt.Errorf("list documents, page %d: HTTP %d %.300s", page, resp.StatusCode, resp.Body)
 		}
 		for _, d := range docs {
 			out[d.Serial] = d
 		}
-		if len(docs) < 100 || len(out) >= r.Body.Meta.Total {
+		if len(docs) < 100 || len(out) >= resp.Meta.Total {
 			return out, nil
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/einvoice/einvoice/client"
 )
 
 // doc is one of the run's documents, as the clients know it.
@@ -36,34 +38,31 @@ func (d *doc) toldUUIDs() []string {
 	return append([]string(nil), d.told...)
 }
 
-// buyerBody is a buyer complete enough for the authority.
-func buyerBody() map[string]any {
-	return map[string]any{"name": "Hebat Group Sdn. Bhd.", "tin": "C2584563200", "id_type": "BRN", "id_value": "201901234567",
-		"address": map[string]any{"line1": "Lot 66", "city": "Kuala Lumpur", "state": "14", "postCode": "50480", "countryCode": "MYS"},
-		"contact": map[string]any{"phone": "+60123456789", "email": "ap@hebat.example"}}
+// buyer is a buyer complete enough for the authority.
+func buyer() *client.Party {
+	return &client.Party{Name: "Hebat Group Sdn. Bhd.", TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "201901234567",
+		Address: client.Address{Line1: "Lot 66", City: "Kuala Lumpur", State: "14", PostCode: "50480", CountryCode: "MYS"},
+		Contact: client.Contact{Phone: "+60123456789", Email: "ap@hebat.example"}}
 }
 
-// invoiceBody is a one-line invoice with autoCalculate.
-func invoiceBody(buyerID, serial string) map[string]any {
-	return map[string]any{"buyerId": buyerID, "invoiceSerialNumber": serial, "currencyCode": "MYR", "autoCalculate": true,
-		"invoiceLines": []any{map[string]any{"classifications": []string{"001"}, "productDescription": "Chaos monkey", "quantity": 2,
-			"unitCode": "H87", "unitPrice": 19.9, "invoiceLineTaxes": []any{map[string]any{"taxType": "01", "taxRate": 10}}}},
-		"payment": map[string]any{"paymentMode": "01"}}
+// invoice is a one-line invoice with autoCalculate.
+func invoice(buyerID, serial string) *client.Document {
+	return &client.Document{BuyerID: buyerID, InvoiceSerialNumber: serial, CurrencyCode: "MYR", AutoCalculate: true,
+		Lines: []client.Line{{Classifications: []string{"001"}, ProductDescription: "Chaos monkey", Quantity: "2",
+			UnitCode: "H87", UnitPrice: "19.9", Taxes: []client.LineTax{{TaxType: "01", TaxRate: "10"}}}},
+		Payment: &client.Payment{PaymentMode: "01"}}
 }
 
 // createDocuments creates a buyer and n invoices (serials prefix-00001 and
-// on) and validates each, with 4 workers; every one must end ready.
+// on) and validates each, with 4 workers; every one must end ready. Nothing
+// is killed yet: each request goes to the next replica.
 func createDocuments(ctx context.Context, a *api, n int, prefix string) ([]*doc, error) {
-	c := a.newClient()
-	var buyer struct {
-		ID      string `json:"id"`
-		IsReady bool   `json:"isReady"`
-	}
-	if err := c.must(ctx, "POST", "/api/v1/buyers", buyerBody(), 201, &buyer); err != nil {
+	b, err := a.newClient().any().Buyers.Create(ctx, buyer())
+	if err != nil {
 		return nil, fmt.Errorf("create the buyer: %w", err)
 	}
-	if !buyer.IsReady {
-		return nil, fmt.Errorf("the buyer %s is not ready", buyer.ID)
+	if !b.IsReady {
+		return nil, fmt.Errorf("the buyer %s is not ready", b.ID)
 	}
 	docs := make([]*doc, n)
 	var next atomic.Int64
@@ -78,19 +77,19 @@ func createDocuments(ctx context.Context, a *api, n int, prefix string) ([]*doc,
 					return
 				}
 				d := &doc{serial: fmt.Sprintf("%s-%05d", prefix, i+1)}
-				var created struct {
-					ID string `json:"id"`
-				}
-				if err := c.must(ctx, "POST", "/api/v1/invoices", invoiceBody(buyer.ID, d.serial), 201, &created); err != nil {
-					errs <- err
+				created, err := c.any().Documents.Create(ctx, invoice(b.ID, d.serial))
+				if err != nil {
+					errs <- fmt.Errorf("create %s: %w", d.serial, err)
 					return
 				}
 				d.id = created.ID
-				var v struct {
-					Status string `json:"status"`
-				}
-				if err := c.must(ctx, "POST", "/api/v1/documents/"+d.id+"/validate", nil, 200, &v); err != nil || v.Status != "ready" {
-					errs <- fmt.Errorf("validate %s: %v (status %q)", d.serial, err, v.Status)
+				v, err := c.any().Documents.Validate(ctx, d.id)
+				if err != nil || v.Status != client.StatusReady {
+					var status client.Status
+					if v != nil {
+						status = v.Status
+					}
+					errs <- fmt.Errorf("validate %s: %v (status %q)", d.serial, err, status)
 					return
 				}
 				docs[i] = d

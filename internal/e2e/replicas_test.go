@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +21,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to look into the shared database
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
@@ -136,74 +139,84 @@ func openDB(t *testing.T, dsn string) *sql.DB {
 	return db
 }
 
-// rclient talks to one replica with one key. Unlike client it never stops
-// the test, so that goroutines can use it and a killed replica's failures
-// can be told apart; every answer is checked against the OpenAPI document.
-type rclient struct {
-	t    *testing.T
-	r    *servetest.Replica
-	key  string
-	http *http.Client
-}
-
-func newRClients(t *testing.T, rs []*servetest.Replica, key string) []*rclient {
+// replicaClients returns the public client of each replica for key, in the
+// order of rs. Nothing is retried (a test sees every answer as the service
+// gave it, and a killed replica's failures can be told apart), and every
+// exchange goes through a replicaTransport: checked against the OpenAPI
+// document and counted in tl.
+func replicaClients(t *testing.T, rs []*servetest.Replica, key string, tl *tally) []*client.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 16
 	t.Cleanup(base.CloseIdleConnections)
-	hc := &http.Client{Transport: contract(t).Transport(t, base), Timeout: 30 * time.Second}
-	cs := make([]*rclient, len(rs))
+	checked := contract(t).Transport(t, base)
+	cs := make([]*client.Client, len(rs))
 	for i, r := range rs {
-		cs[i] = &rclient{t: t, r: r, key: key, http: hc}
+		hc := &http.Client{Transport: &replicaTransport{t: t, r: r, tl: tl, next: checked}, Timeout: 30 * time.Second}
+		cs[i] = client.New(r.URL, key, client.WithRetries(0), client.WithHTTPClient(hc))
 	}
 	return cs
 }
 
-// try sends a request and returns the decoded answer, or the transport
-// error.
-func (c *rclient) try(method, path string, body any) (*response, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, c.r.URL+path, rd)
+// replicaTransport carries the exchanges of one replica's client: it checks
+// that each answer has an X-Request-Id and, when JSON, is a JSON object,
+// and records each exchange (or transport error) in the tally. It never
+// stops the test, so that goroutines can use it.
+type replicaTransport struct {
+	t    *testing.T
+	r    *servetest.Replica
+	tl   *tally
+	next http.RoundTripper
+}
+
+func (tr *replicaTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := tr.next.RoundTrip(req)
 	if err != nil {
+		tr.tl.record(tr.r, req.Method, req.URL.Path, 0, nil, err)
 		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if err != nil {
+		tr.tl.record(tr.r, req.Method, req.URL.Path, 0, nil, err)
 		return nil, err
 	}
-	r := &response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			c.t.Errorf("%s %s on %s: response is not a JSON object: %v\n%s", method, path, c.r.Name, err, raw)
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			tr.t.Errorf("%s %s on %s: response is not a JSON object: %v\n%s", req.Method, req.URL.Path, tr.r.Name, err, raw)
 		}
 	}
 	if resp.Header.Get("X-Request-Id") == "" {
-		c.t.Errorf("%s %s on %s: no X-Request-Id", method, path, c.r.Name)
+		tr.t.Errorf("%s %s on %s: no X-Request-Id", req.Method, req.URL.Path, tr.r.Name)
 	}
-	return r, nil
+	tr.tl.record(tr.r, req.Method, req.URL.Path, resp.StatusCode, raw, nil)
+	return resp, nil
 }
 
-// answer describes an exchange for a failure message.
-func answer(r *response, err error) string {
+// answered reports whether err is nil or the service's answer (a
+// *client.Error), rather than a failure to reach the replica.
+func answered(err error) bool {
+	var e *client.Error
+	return err == nil || errors.As(err, &e)
+}
+
+// sampleAs converts one of the tests' sample bodies to the client's type T,
+// failing the test if T has no field for one of its keys (so that the
+// client sends what the sample says).
+func sampleAs[T any](t *testing.T, sample map[string]any) *T {
+	t.Helper()
+	raw, err := json.Marshal(sample)
 	if err != nil {
-		return err.Error()
+		t.Fatal(err)
 	}
-	return fmt.Sprintf("%d %s", r.Status, r.Raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var v T
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("sample as %T: %v: %s", v, err, raw)
+	}
+	return &v
 }
 
 // tally counts what the clients saw: answers per status, 5xx answers and
@@ -217,23 +230,23 @@ type tally struct {
 
 func newTally() *tally { return &tally{statuses: map[string]int{}} }
 
-// record notes one exchange; it reports whether there was an answer.
-func (tl *tally) record(c *rclient, method, path string, r *response, err error) bool {
+// record notes one exchange: an answer of status with body, or the
+// transport error err.
+func (tl *tally) record(r *servetest.Replica, method, path string, status int, body []byte, err error) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	switch {
-	case err != nil && c.r.Killed():
+	case err != nil && r.Killed():
 		tl.expected++
-		return false
+		return
 	case err != nil:
-		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: transport error: %v", method, path, c.r.Name, err))
-		return false
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: transport error: %v", method, path, r.Name, err))
+		return
 	}
-	tl.statuses[fmt.Sprintf("%s: %d", c.r.Name, r.Status)]++
-	if r.Status >= 500 {
-		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: %d %s", method, path, c.r.Name, r.Status, r.Raw))
+	tl.statuses[fmt.Sprintf("%s: %d", r.Name, status)]++
+	if status >= 500 {
+		tl.problems = append(tl.problems, fmt.Sprintf("%s %s on %s: %d %s", method, path, r.Name, status, body))
 	}
-	return true
 }
 
 func (tl *tally) expectedErrors() int {
@@ -251,55 +264,49 @@ func (tl *tally) check(t *testing.T) {
 	}
 }
 
-// must sends a request from the test goroutine and stops the test unless
-// it is answered with status.
-func (c *rclient) must(tl *tally, method, path string, body any, status int) *response {
-	c.t.Helper()
-	r, err := c.try(method, path, body)
-	if !tl.record(c, method, path, r, err) {
-		c.t.Fatalf("%s %s on %s: %v", method, path, c.r.Name, err)
-	}
-	if r.Status != status {
-		c.t.Fatalf("%s %s on %s: %d, want %d: %s", method, path, c.r.Name, r.Status, status, r.Raw)
-	}
-	return r
+// getStates is GET /api/v1/states through Do, for its headers.
+func getStates(ctx context.Context, c *client.Client) (*client.Response, error) {
+	return c.Do(ctx, &client.Request{Method: http.MethodGet, Path: "/api/v1/states"}, nil)
 }
 
 // testRateLimitAcrossThree: a key gets its limit across the three replicas,
 // even when its requests arrive at all three at once; another key, created
 // with the admin command, has its own window.
 func testRateLimitAcrossThree(t *testing.T, rs []*servetest.Replica, key, dsn, bin string) {
-	cs := newRClients(t, rs, key)
+	ctx := t.Context()
 	tl := newTally()
+	cs := replicaClients(t, rs, key, tl)
 	var ok, limited atomic.Int32
 	var mu sync.Mutex
 	var beyondWindow []string // 429s whose Retry-After exceeds the 60 s window
 	var wg sync.WaitGroup
 	for i := range 45 {
-		c := cs[i%len(cs)]
+		c, r := cs[i%len(cs)], rs[i%len(cs)]
 		wg.Go(func() {
-			r, err := c.try("GET", "/api/v1/states", nil)
-			if !tl.record(c, "GET", "/api/v1/states", r, err) {
-				return
-			}
-			switch r.Status {
-			case 200:
+			resp, err := getStates(ctx, c)
+			var e *client.Error
+			switch {
+			case err == nil:
 				ok.Add(1)
-			case 429:
+			case errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests:
 				limited.Add(1)
-				ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
-				if err != nil || ra < 1 || r.errorCode() != "RATE_LIMIT_EXCEEDED" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+				ra, aerr := strconv.Atoi(resp.Header.Get("Retry-After"))
+				if aerr != nil || ra < 1 || e.Code != client.CodeRateLimitExceeded || resp.Header.Get("X-RateLimit-Remaining") != "0" {
 					t.Errorf("429 on %s: Retry-After %q, X-RateLimit-Remaining %q, %s; want at least 1 second, 0, RATE_LIMIT_EXCEEDED",
-						c.r.Name, r.Header.Get("Retry-After"), r.Header.Get("X-RateLimit-Remaining"), r.Raw)
+						r.Name, resp.Header.Get("Retry-After"), resp.Header.Get("X-RateLimit-Remaining"), e.Body)
+				}
+				if e.RetryAfter != time.Duration(ra)*time.Second {
+					t.Errorf("429 on %s: the client read Retry-After %q as %s", r.Name, resp.Header.Get("Retry-After"), e.RetryAfter)
 				}
 				if ra > 60 {
 					mu.Lock()
-					beyondWindow = append(beyondWindow, fmt.Sprintf("Retry-After %d on %s", ra, c.r.Name))
+					beyondWindow = append(beyondWindow, fmt.Sprintf("Retry-After %d on %s", ra, r.Name))
 					mu.Unlock()
 				}
-			default:
-				t.Errorf("GET /api/v1/states on %s: %d %s", c.r.Name, r.Status, r.Raw)
+			case errors.As(err, &e):
+				t.Errorf("GET /api/v1/states on %s: %d %s", r.Name, e.StatusCode, e.Body)
 			}
+			// A transport error is the tally's (replicaTransport).
 		})
 	}
 	wg.Wait()
@@ -321,13 +328,20 @@ func testRateLimitAcrossThree(t *testing.T, rs []*servetest.Replica, key, dsn, b
 	if err != nil || !servetest.KeyPattern.MatchString(second) {
 		t.Fatalf("einvoice key create: %v %q %s", err, out, stderr.String())
 	}
-	for _, c := range newRClients(t, rs, second) {
-		r := c.must(tl, "GET", "/api/v1/states", nil, 200)
-		if r.Header.Get("X-RateLimit-Limit") != "30" {
-			t.Errorf("X-RateLimit-Limit = %q, want 30", r.Header.Get("X-RateLimit-Limit"))
+	for i, c := range replicaClients(t, rs, second, tl) {
+		resp, err := getStates(ctx, c)
+		if err != nil {
+			t.Fatalf("GET /api/v1/states on %s with the second key: %v", rs[i].Name, err)
+		}
+		if resp.Header.Get("X-RateLimit-Limit") != "30" {
+			t.Errorf("X-RateLimit-Limit = %q, want 30", resp.Header.Get("X-RateLimit-Limit"))
 		}
 	}
-	cs[0].must(tl, "GET", "/api/v1/states", nil, 429)
+	if _, err := getStates(ctx, cs[0]); !answered(err) {
+		t.Fatalf("GET /api/v1/states on %s: %v", rs[0].Name, err)
+	} else {
+		wantErr(t, err, http.StatusTooManyRequests, client.CodeRateLimitExceeded)
+	}
 
 	// A 429 never asks for more than the window (60 s), although replicas'
 	// clocks differ and concurrent first requests race to open it.
@@ -346,19 +360,21 @@ type replicaDoc struct {
 // three replicas, with the authority slow on one of them, which is killed
 // while it works; all end Valid, each sent exactly once.
 func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
-	cs := newRClients(t, rs, key)
+	ctx := t.Context()
 	tl := newTally()
 	defer tl.check(t)
+	cs := replicaClients(t, rs, key, tl)
 	db := openDB(t, dsn)
 	victim := rs[2]
-	survivors := cs[:2]
+	survivors, survivorReplicas := cs[:2], rs[:2]
 
-	cs[1].must(tl, "PUT", "/api/v1/profile", sampleProfile(), 200)
-	buyer := cs[2].must(tl, "POST", "/api/v1/buyers", sampleBuyer(), 201).data()
-	if buyer["isReady"] != true {
-		t.Fatalf("buyer not ready: %v", buyer)
+	profile, err := cs[1].Profile.Update(ctx, sampleAs[client.Profile](t, sampleProfile()), nil)
+	must(t, profile, err)
+	buyer, err := cs[2].Buyers.Create(ctx, sampleAs[client.Party](t, sampleBuyer()))
+	buyer = must(t, buyer, err)
+	if !buyer.IsReady {
+		t.Fatalf("buyer not ready: %+v", buyer)
 	}
-	buyerID := str(buyer["id"])
 
 	// 60 invoices, created round robin over the three and validated by the
 	// next one.
@@ -369,22 +385,21 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 		wg.Go(func() {
 			for i := w; i < n; i += 6 {
 				serial := fmt.Sprintf("INV-REPL-%03d", i)
-				body := singleLineBody(serial)
-				body["buyerId"] = buyerID
-				c := cs[i%3]
-				r, err := c.try("POST", "/api/v1/invoices", body)
-				if !tl.record(c, "POST", "/api/v1/invoices", r, err) || r.Status != 201 {
-					t.Errorf("create %s on %s: %s", serial, c.r.Name, answer(r, err))
+				body := sampleAs[client.Document](t, singleLineBody(serial))
+				body.BuyerID = buyer.ID
+				c, r := cs[i%3], rs[i%3]
+				doc, err := c.Documents.Create(ctx, body)
+				if err != nil {
+					t.Errorf("create %s on %s: %v", serial, r.Name, err)
 					return
 				}
-				id := str(r.data()["id"])
-				v := cs[(i+1)%3]
-				r, err = v.try("POST", "/api/v1/documents/"+id+"/validate", nil)
-				if !tl.record(v, "POST", "validate", r, err) || r.Status != 200 || r.data()["status"] != "ready" {
-					t.Errorf("validate %s on %s: %s", serial, v.r.Name, answer(r, err))
+				v, vr := cs[(i+1)%3], rs[(i+1)%3]
+				res, err := v.Documents.Validate(ctx, doc.ID)
+				if err != nil || res.Status != client.StatusReady {
+					t.Errorf("validate %s on %s: %+v %v", serial, vr.Name, res, err)
 					return
 				}
-				docs[i] = &replicaDoc{id: id, serial: serial}
+				docs[i] = &replicaDoc{id: doc.ID, serial: serial}
 			}
 		})
 	}
@@ -405,31 +420,33 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 	start := time.Now()
 	var subs sync.WaitGroup
 	for p := range 3 {
-		c := cs[p]
+		c, r := cs[p], rs[p]
 		queue := make(chan *replicaDoc)
 		for range 3 {
 			subs.Go(func() {
 				for d := range queue {
-					if c.r == victim {
+					if r == victim {
 						victimInFlight.Add(1)
 					}
-					r, err := c.try("POST", "/api/v1/documents/"+d.id+"/submit", nil)
-					if c.r == victim {
+					sub, err := c.Documents.Submit(ctx, d.id)
+					if r == victim {
 						victimInFlight.Add(-1)
 					}
-					if !tl.record(c, "POST", "submit", r, err) {
+					if !answered(err) {
 						continue
 					}
 					d.answered.Store(true)
 					switch {
-					case r.Status == 200 && r.data()["status"] == "Submitted" && len(str(r.data()["document_uuid"])) == 26:
-					case r.Status == 202 && r.data()["status"] == "submitting":
+					case err != nil:
+						t.Errorf("submit %s on %s: %v", d.serial, r.Name, err)
+					case !sub.Pending && sub.Status == client.StatusSubmitted && len(sub.DocumentUUID) == 26:
+					case sub.Pending && sub.Status == client.StatusSubmitting:
 						answered202.Add(1)
-						if c.r == victim {
+						if r == victim {
 							victim202.Add(1)
 						}
 					default:
-						t.Errorf("submit %s on %s: %d %s", d.serial, c.r.Name, r.Status, r.Raw)
+						t.Errorf("submit %s on %s: %+v", d.serial, r.Name, sub)
 					}
 				}
 			})
@@ -437,7 +454,7 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 		subs.Go(func() {
 			defer close(queue)
 			for i := p; i < 36; i += 3 {
-				if c.r.Killed() {
+				if r.Killed() {
 					return // lost with the replica: sent again below
 				}
 				queue <- docs[i]
@@ -448,12 +465,12 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 			bulk = append(bulk, docs[i])
 		}
 		subs.Go(func() {
-			if c.r == victim {
+			if r == victim {
 				victimInFlight.Add(1)
 				defer victimInFlight.Add(-1)
 			}
-			res := submitBulk(t, tl, c, bulk)
-			if c.r == victim && res != nil {
+			res := submitBulk(t, c, r, bulk)
+			if r == victim && res != nil {
 				victim202.Add(int32(len(res.Pending)))
 			}
 			if res != nil {
@@ -495,20 +512,21 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 			lostBulk = append(lostBulk, d)
 			continue
 		}
-		c := survivors[i%2]
-		r, err := c.try("POST", "/api/v1/documents/"+d.id+"/submit", nil)
-		if !tl.record(c, "POST", "submit", r, err) {
+		c, r := survivors[i%2], survivorReplicas[i%2]
+		_, err := c.Documents.Submit(ctx, d.id)
+		if !answered(err) {
 			continue
 		}
+		var e *client.Error
 		switch {
-		case r.Status == 200 || r.Status == 202:
-		case r.Status == 409 && r.errorCode() == "DOCUMENT_ALREADY_SUBMITTED":
+		case err == nil:
+		case errors.As(err, &e) && e.StatusCode == http.StatusConflict && e.Code == client.CodeDocumentSubmitted:
 		default:
-			t.Errorf("submit %s again on %s: %d %s", d.serial, c.r.Name, r.Status, r.Raw)
+			t.Errorf("submit %s again on %s: %v", d.serial, r.Name, err)
 		}
 	}
 	if len(lostBulk) > 0 {
-		submitBulk(t, tl, survivors[1], lostBulk)
+		submitBulk(t, survivors[1], survivorReplicas[1], lostBulk)
 	}
 	t.Logf("single submits answered 202: %d, documents pending in bulk answers: %d; %d documents submitted again after the kill; %d transport errors from %s after it was killed",
 		answered202.Load(), pendingBulk.Load(), lost, tl.expectedErrors(), victim.Name)
@@ -521,14 +539,10 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 	deadline := killedAt.Add(90 * time.Second)
 	for round := 0; ; round++ {
 		c := survivors[round%2]
-		r, err := c.try("GET", "/api/v1/invoices?status=Valid&per_page=1", nil)
 		total := -1
-		if tl.record(c, "GET", "/api/v1/invoices", r, err) && r.Status == 200 {
-			if m, ok := r.Body["meta"].(map[string]any); ok {
-				if f, ok := m["total"].(float64); ok {
-					total = int(f)
-				}
-			}
+		if page, err := c.Documents.List(ctx, &client.DocumentListOptions{Status: client.StatusValid,
+			ListOptions: client.ListOptions{PerPage: 1}}); err == nil {
+			total = page.Meta.Total
 		}
 		if total == n {
 			break
@@ -539,8 +553,7 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 			if valid[d.id] {
 				continue
 			}
-			r, err := c.try("GET", "/api/v1/documents/"+d.id+"/status", nil)
-			if tl.record(c, "GET", "status", r, err) && r.Status == 200 && r.data()["status"] == "Valid" {
+			if st, err := c.Documents.Status(ctx, d.id); err == nil && st.Status == client.StatusValid {
 				valid[d.id] = true
 			}
 			if asked++; asked == 2 {
@@ -561,42 +574,39 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 	stale := 0
 	linkClient := &http.Client{Timeout: 30 * time.Second}
 	for i, d := range docs {
-		c := survivors[i%2]
-		r, err := c.try("GET", "/api/v1/documents/"+d.id+"/status", nil)
-		if !tl.record(c, "GET", "status", r, err) || r.Status != 200 {
-			t.Errorf("status of %s on %s: %s", d.serial, c.r.Name, answer(r, err))
+		c, r := survivors[i%2], survivorReplicas[i%2]
+		st, err := c.Documents.Status(ctx, d.id)
+		if err != nil {
+			t.Errorf("status of %s on %s: %v", d.serial, r.Name, err)
 			continue
 		}
-		st := r.data()
-		if st["status"] != "Valid" {
-			t.Errorf("%s is %v, want Valid: %s", d.serial, st["status"], r.Raw)
+		if st.Status != client.StatusValid {
+			t.Errorf("%s is %v, want Valid: %+v", d.serial, st.Status, st)
 			continue
 		}
-		wantValid(t, d.serial, st)
-		if link := str(st["validation_url"]); !strings.HasPrefix(link, c.r.URL+"/sandbox/portal/") {
-			t.Errorf("%s: validation_url %q, want the portal of the built-in sandbox of %s", d.serial, link, c.r.Name)
+		replicaWantValid(t, d.serial, st)
+		if link := st.ValidationURL; !strings.HasPrefix(link, r.URL+"/sandbox/portal/") {
+			t.Errorf("%s: validation_url %q, want the portal of the built-in sandbox of %s", d.serial, link, r.Name)
 		} else if resp, err := linkClient.Get(link); err != nil || resp.StatusCode != 200 {
 			t.Errorf("%s: GET %s: %v %v", d.serial, link, resp, err)
 		} else {
 			resp.Body.Close()
 		}
-		if st["stale"] == true {
+		if st.Stale {
 			stale++
 		}
-		c = survivors[(i+1)%2]
-		r, err = c.try("GET", "/api/v1/invoices/"+d.id, nil)
-		if !tl.record(c, "GET", "invoice", r, err) || r.Status != 200 {
-			t.Errorf("GET %s on %s: %s", d.serial, c.r.Name, answer(r, err))
+		c, r = survivors[(i+1)%2], survivorReplicas[(i+1)%2]
+		doc, err := c.Documents.Get(ctx, d.id)
+		if err != nil {
+			t.Errorf("GET %s on %s: %v", d.serial, r.Name, err)
 			continue
 		}
 		var steps []string
-		hist, _ := r.data()["history"].([]any)
-		for _, e := range hist {
-			ev, _ := e.(map[string]any)
-			steps = append(steps, str(ev["status"]))
+		for _, ev := range doc.History {
+			steps = append(steps, string(ev.Status))
 		}
 		if got := strings.Join(steps, ","); got != "draft,ready,submitting,Submitted,Valid" {
-			t.Errorf("%s: history %s, want draft,ready,submitting,Submitted,Valid: %v", d.serial, got, hist)
+			t.Errorf("%s: history %s, want draft,ready,submitting,Submitted,Valid: %+v", d.serial, got, doc.History)
 		}
 	}
 	if stale > 0 {
@@ -608,20 +618,20 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 	for i, d := range docs {
 		serials[i] = d.serial
 	}
-	for _, c := range survivors {
-		st := replicaStats(t, c.r)
+	for _, r := range survivorReplicas {
+		st := replicaStats(t, r)
 		st.sentOnce(t, serials...)
 		if st.Documents != n {
-			t.Errorf("the sandbox (through %s) holds %d documents, want %d", c.r.Name, st.Documents, n)
+			t.Errorf("the sandbox (through %s) holds %d documents, want %d", r.Name, st.Documents, n)
 		}
 	}
 
 	// The replicas share the authority's rate budgets (in the database):
 	// the survivors met no 429 from it, although the three together could
 	// have sent more than its limits allow.
-	for _, c := range survivors {
-		if lines := authority429s(t, c.r); len(lines) > 0 {
-			t.Errorf("%s met 429s from the authority: %s", c.r.Name, strings.Join(lines, "; "))
+	for _, r := range survivorReplicas {
+		if lines := authority429s(t, r); len(lines) > 0 {
+			t.Errorf("%s met 429s from the authority: %s", r.Name, strings.Join(lines, "; "))
 		}
 	}
 
@@ -635,6 +645,19 @@ func testSubmitAndKill(t *testing.T, rs []*servetest.Replica, key, dsn string) {
 		resent += strings.Count(r.Stderr(), "unknown outcome settled: the authority does not have the document")
 	}
 	t.Logf("answers: %v; unknown outcomes settled by the survivors: %d found at the authority, %d sent again", tl.statuses, found, resent)
+}
+
+// replicaWantValid checks a Valid document's status: the authority's uuid,
+// long id and validation time, and the validation link built of them.
+func replicaWantValid(t *testing.T, what string, st *client.SubmissionStatus) {
+	t.Helper()
+	uuid, long := st.DocumentUUID, st.DocumentLongID
+	if len(uuid) != 26 || strings.ToUpper(uuid) != uuid || len(long) < 26 || st.ValidatedAt == nil {
+		t.Errorf("%s: status = %+v, want a 26-character uuid, a long id and validated_at", what, st)
+	}
+	if u := st.ValidationURL; !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
+		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
+	}
 }
 
 // checkOutbox looks at submission_jobs in the shared database: one job per
@@ -711,54 +734,34 @@ func checkOutbox(t *testing.T, db *sql.DB, n int) {
 	t.Logf("submission_jobs: %v", kinds)
 }
 
-// submitBulk submits docs in one bulk request; every one must be accepted
-// or pending (or, sent again, already submitted). It returns nil when the
-// replica did not answer.
-func submitBulk(t *testing.T, tl *tally, c *rclient, docs []*replicaDoc) *bulkAnswer {
+// submitBulk submits docs in one bulk request through c (the client of r);
+// every one must be accepted or pending (or, sent again, already
+// submitted). It returns nil when the replica did not answer.
+func submitBulk(t *testing.T, c *client.Client, r *servetest.Replica, docs []*replicaDoc) *client.BulkResult {
 	ids := make([]string, len(docs))
 	for i, d := range docs {
 		ids[i] = d.id
 	}
-	r, err := c.try("POST", "/api/v1/documents/submit-bulk", map[string]any{"document_ids": ids})
-	if !tl.record(c, "POST", "submit-bulk", r, err) {
+	res, err := c.Documents.SubmitBulk(t.Context(), ids)
+	if !answered(err) {
 		return nil
 	}
-	var res bulkAnswer
-	if r.Status != 200 || json.Unmarshal(r.Raw, &struct {
-		Data *bulkAnswer `json:"data"`
-	}{&res}) != nil {
-		t.Errorf("bulk submit on %s: %d %s", c.r.Name, r.Status, r.Raw)
+	if err != nil {
+		t.Errorf("bulk submit on %s: %v", r.Name, err)
 		return nil
 	}
 	for _, d := range docs {
 		d.answered.Store(true)
 	}
 	if len(res.Accepted)+len(res.Pending)+len(res.Rejected) != len(docs) {
-		t.Errorf("bulk submit of %d on %s: %s", len(docs), c.r.Name, r.Raw)
+		t.Errorf("bulk submit of %d on %s: %+v", len(docs), r.Name, res)
 	}
 	for _, rej := range res.Rejected {
-		if rej.ErrorCode != "DOCUMENT_ALREADY_SUBMITTED" {
-			t.Errorf("bulk submit on %s rejected %s: %s %s", c.r.Name, rej.ID, rej.ErrorCode, rej.Message)
+		if rej.ErrorCode != client.CodeDocumentSubmitted {
+			t.Errorf("bulk submit on %s rejected %s: %s %s", r.Name, rej.ID, rej.ErrorCode, rej.Message)
 		}
 	}
-	return &res
-}
-
-// bulkAnswer is the data of a bulk submit.
-type bulkAnswer struct {
-	SubmissionUIDs []string `json:"submission_uids"`
-	Accepted       []struct {
-		ID string `json:"id"`
-	} `json:"accepted"`
-	Rejected []struct {
-		ID        string `json:"id"`
-		ErrorCode string `json:"error_code"`
-		Message   string `json:"message"`
-	} `json:"rejected"`
-	Pending []struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-	} `json:"pending"`
+	return res
 }
 
 // postFault switches a fault of one replica's sandbox on.
