@@ -141,7 +141,8 @@ type Response struct {
 	Header     http.Header
 	// Body is the answer as received.
 	Body []byte
-	// Meta is the paging of a list answer, nil for others.
+	// Meta is the paging of a list answer decoded into Do's out; nil for
+	// other answers, and when out is nil.
 	Meta *Meta
 }
 
@@ -149,15 +150,9 @@ type Response struct {
 // the one to quote when reporting a problem.
 func (r *Response) RequestID() string { return r.Header.Get("X-Request-Id") }
 
-// envelope is the shape of every JSON answer of /api/v1.
-type envelope struct {
-	Success bool            `json:"success"`
-	Data    json.RawMessage `json:"data"`
-	Meta    *Meta           `json:"meta"`
-}
-
-// Do sends one request and returns the answer. When the answer is a JSON
-// envelope and out is not nil, its data is decoded into out. Any status but
+// Do sends one request and returns the answer. When out is not nil, the
+// answer's data is decoded into it (and its paging into Response.Meta);
+// with out nil the answer's bytes are left undecoded. Any status but
 // 2xx is returned as an *Error, with the Response too. Do is the way to call
 // an operation this client does not wrap yet; it retries as the package
 // documentation says.
@@ -182,7 +177,9 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 			if err != nil {
 				return nil, fmt.Errorf("einvoice: %s %s: %w", req.Method, req.Path, err)
 			}
-			return resp, newError(resp)
+			e := newError(resp)
+			e.Method, e.Path = req.Method, req.Path
+			return resp, e
 		}
 	}
 }
@@ -279,7 +276,7 @@ func (c *Client) send(ctx context.Context, req *Request, body []byte) (*Response
 		return nil, err
 	}
 	defer hresp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(hresp.Body, maxResponse+1))
+	raw, err := readBody(hresp)
 	if err != nil {
 		return nil, fmt.Errorf("read answer: %w", err)
 	}
@@ -287,6 +284,19 @@ func (c *Client) send(ctx context.Context, req *Request, body []byte) (*Response
 		return nil, fmt.Errorf("answer larger than %d bytes", maxResponse)
 	}
 	return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Body: raw}, nil
+}
+
+// readBody reads an answer whole, at most maxResponse+1 bytes, in one
+// buffer when its length is known.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxResponse {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 }
 
 // encodeBody turns a Request's Body into bytes, once, so that a retry sends
@@ -312,29 +322,24 @@ func isJSON(resp *Response) bool {
 	return strings.HasPrefix(ct, "application/json") || strings.HasSuffix(strings.SplitN(ct, ";", 2)[0], "+json")
 }
 
-// decodeData decodes a success answer's envelope: its data into out and
-// its meta into resp.Meta.
+// decodeData decodes a success answer's envelope in one pass: its data
+// into out and its meta into resp.Meta. With out nil nothing is decoded (a
+// caller that wants the bytes alone pays nothing for them).
 func decodeData(resp *Response, out any) error {
-	if !isJSON(resp) {
-		if out != nil {
-			return fmt.Errorf("answer is %q, not JSON", resp.Header.Get("Content-Type"))
-		}
-		return nil
-	}
-	var env envelope
-	if err := json.Unmarshal(resp.Body, &env); err != nil {
-		if out != nil {
-			return fmt.Errorf("decode answer: %w", err)
-		}
-		return nil // a JSON answer outside the envelope (the UBL document)
-	}
-	resp.Meta = env.Meta
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
-		return fmt.Errorf("decode answer's data: %w", err)
+	if !isJSON(resp) {
+		return fmt.Errorf("answer is %q, not JSON", resp.Header.Get("Content-Type"))
 	}
+	env := struct {
+		Data any   `json:"data"`
+		Meta *Meta `json:"meta"`
+	}{Data: out}
+	if err := json.Unmarshal(resp.Body, &env); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	resp.Meta = env.Meta
 	return nil
 }
 

@@ -64,6 +64,12 @@ func FuzzDecimal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var d client.Decimal
+		var bare json.Number
+		if json.Unmarshal([]byte(in), &bare) == nil && bare.String() == in && in != "" { // a bare JSON number
+			if err := d.UnmarshalJSON([]byte(in)); err != nil || d.String() != in {
+				t.Fatalf("the JSON number %s read as %q, %v", in, d, err)
+			}
+		}
 		if d.UnmarshalJSON([]byte(in)) != nil || d.IsZero() {
 			return
 		}

@@ -43,6 +43,8 @@ const (
 
 // Error is an answer of the service that is not a success.
 type Error struct {
+	// Method and Path are the request's ("GET", "/api/v1/buyers/0192...").
+	Method, Path string
 	// StatusCode is the HTTP status (404, 409, 422, ...).
 	StatusCode int
 	// Code is the machine-readable error code (CodeValidationFailed...);
@@ -66,10 +68,15 @@ type Error struct {
 	Body []byte
 }
 
-// Error returns "einvoice: 422 VALIDATION_FAILED: message (field: problem; ...)".
+// Error returns "einvoice: POST /api/v1/invoices: 422 VALIDATION_FAILED:
+// message (field: problem; ...)".
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "einvoice: %d", e.StatusCode)
+	b.WriteString("einvoice: ")
+	if e.Method != "" {
+		b.WriteString(e.Method + " " + e.Path + ": ")
+	}
+	fmt.Fprintf(&b, "%d", e.StatusCode)
 	if e.Code != "" {
 		b.WriteString(" " + e.Code)
 	}

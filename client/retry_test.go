@@ -185,7 +185,8 @@ func TestErrorOfAProxy(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := client.New(srv.URL, "k", client.WithRetries(0)).Buyers.Get(context.Background(), "x")
-	if e := asError(t, err); e.StatusCode != 502 || e.Code != "" || e.Message != "Bad Gateway" || string(e.Body) != "<html>Bad Gateway</html>" {
+	if e := asError(t, err); e.StatusCode != 502 || e.Code != "" || e.Message != "Bad Gateway" || string(e.Body) != "<html>Bad Gateway</html>" ||
+		e.Error() != "einvoice: GET /api/v1/buyers/x: 502: Bad Gateway" {
 		t.Errorf("err = %+v", e)
 	}
 }
