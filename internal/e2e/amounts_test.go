@@ -212,9 +212,9 @@ func TestDocumentAtLimitSubmitted(t *testing.T) {
 		svc, _ := startLifecycleService(t, dsn)
 		ctx := t.Context()
 		api := svc.api(t, svc.DemoKey)
-		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		buyer, err := api.Buyers.Create(ctx, typedBody[client.Party](t, sampleBuyer()))
 		must(t, buyer, err)
-		body := typedFrom[client.Document](t, singleLineBody("LIMIT-SUBMIT-1"))
+		body := typedBody[client.Document](t, singleLineBody("LIMIT-SUBMIT-1"))
 		body.BuyerID = buyer.ID
 		body.Lines = []client.Line{bigDocLine("1", "999999999999", "06", "0"), bigDocLine("1", "1", "06", "0")}
 		body.InvoiceDiscountAmount, body.InvoiceFeeAmount = "2", "2"
@@ -222,8 +222,8 @@ func TestDocumentAtLimitSubmitted(t *testing.T) {
 		if must(t, d, err).TotalIncludingTax != teraStr {
 			t.Fatalf("totalIncludingTax = %v, want %s", d.TotalIncludingTax, teraStr)
 		}
-		typedPassed(t, api, "at the limit", d.ID)
+		wantValidationPassed(t, api, "at the limit", d.ID)
 		typedSubmit(t, api, d.ID)
-		typedWaitStatus(t, api, d.ID, client.StatusValid, 30*time.Second)
+		waitStatusTyped(t, api, d.ID, client.StatusValid, 30*time.Second)
 	})
 }

@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -69,50 +66,6 @@ func (f *docFixture) doc(serial string, lines ...client.Line) *client.Document {
 		AutoCalculate: true, Lines: lines, Payment: &client.Payment{PaymentMode: "03", PaymentTerms: "30 days"}}
 }
 
-// typedFrom is a body written as a map (the shared samples) as the client's
-// type T: the same fields, which the typed client then sends. A key T does
-// not have ends the test, so that nothing of the body is lost.
-func typedFrom[T any](t *testing.T, body map[string]any) *T {
-	t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var v T
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%s as %T: %v", raw, v, err)
-	}
-	return &v
-}
-
-// typedPassed is wantPassed through the typed client: a validation that
-// must pass.
-func typedPassed(t *testing.T, api *client.Client, what, id string) {
-	t.Helper()
-	v, err := api.Documents.Validate(t.Context(), id)
-	must(t, v, err)
-	if v.ID != id || v.Status != client.StatusReady || !v.ValidationPassed || v.Message != passedMessage {
-		t.Errorf("%s: validate = %+v, want ready and passed", what, v)
-	}
-	if len(v.Errors) != 0 || len(v.Problems) != 0 {
-		t.Errorf("%s: a passed validation has errors %v, problems %v", what, v.Errors, v.Problems)
-	}
-}
-
-// typedReadyInvoice is readyInvoice through the typed client: the sample
-// invoice to the buyer, created and validated.
-func typedReadyInvoice(t *testing.T, api *client.Client, serial, buyerID string) string {
-	t.Helper()
-	doc := typedFrom[client.Document](t, singleLineBody(serial))
-	doc.BuyerID = buyerID
-	d, err := api.Documents.Create(t.Context(), doc)
-	id := must(t, d, err).ID
-	typedPassed(t, api, serial, id)
-	return id
-}
-
 // typedSubmit submits a ready document, which the authority must accept at
 // once (200, not 202).
 func typedSubmit(t *testing.T, api *client.Client, id string) *client.Submission {
@@ -122,23 +75,6 @@ func typedSubmit(t *testing.T, api *client.Client, id string) *client.Submission
 		t.Errorf("submit of %s answered 202, want 200: %+v", id, sub)
 	}
 	return sub
-}
-
-// typedWaitStatus is waitStatus through the typed client.
-func typedWaitStatus(t *testing.T, api *client.Client, id string, want client.Status, within time.Duration) *client.SubmissionStatus {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		st, err := api.Documents.Status(t.Context(), id)
-		must(t, st, err)
-		if st.Status == want {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("document %s is %v after %s, want %s: %+v", id, st.Status, within, want, st)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // TestDocumentLifecycle creates each of the nine kinds, reads, lists,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,16 +157,6 @@ func (s *service) clearFaults(t *testing.T) {
 	resp.Body.Close()
 }
 
-// readyInvoice creates and validates an invoice to the buyer.
-func (c *rawClient) readyInvoice(serial, buyerID string) string {
-	c.t.Helper()
-	body := singleLineBody(serial)
-	body["buyerId"] = buyerID
-	id := str(c.do("POST", "/api/v1/invoices", body).want(c.t, 201, "").data()["id"])
-	c.wantPassed(serial, id)
-	return id
-}
-
 // readyInvoiceDoc is readyInvoice through the typed client.
 func readyInvoiceDoc(t *testing.T, c *client.Client, serial, buyerID string) string {
 	t.Helper()
@@ -175,65 +164,8 @@ func readyInvoiceDoc(t *testing.T, c *client.Client, serial, buyerID string) str
 	body["buyerId"] = buyerID
 	d, err := c.Documents.Create(t.Context(), docOf(t, client.TypeInvoice, body))
 	id := must(t, d, err).ID
-	wantPassedDoc(t, c, serial, id)
+	wantValidationPassed(t, c, serial, id)
 	return id
-}
-
-// wantPassedDoc validates a document that must pass (wantPassed through
-// the typed client).
-func wantPassedDoc(t *testing.T, c *client.Client, what, id string) {
-	t.Helper()
-	res, err := c.Documents.Validate(t.Context(), id)
-	must(t, res, err)
-	if res.ID != id || res.Status != client.StatusReady || !res.ValidationPassed || res.Message != passedMessage {
-		t.Errorf("%s: validate = %+v, want ready and passed", what, res)
-	}
-	if res.Errors != nil || res.Problems != nil {
-		t.Errorf("%s: a passed validation has errors %v, problems %v", what, res.Errors, res.Problems)
-	}
-}
-
-// wantFailedDoc validates a document that must fail with exactly the given
-// problems (wantFailed through the typed client), and returns the result.
-func wantFailedDoc(t *testing.T, c *client.Client, what, id string, want ...problem) *client.ValidationResult {
-	t.Helper()
-	res, err := c.Documents.Validate(t.Context(), id)
-	must(t, res, err)
-	if res.ID != id || res.Status != client.StatusDraft || res.ValidationPassed {
-		t.Errorf("%s: validate = %+v, want draft and not passed", what, res)
-	}
-	var got []problem
-	for _, p := range res.Problems {
-		got = append(got, problem{p.Rule, p.Field})
-		if p.Message == "" {
-			t.Errorf("%s: problem without a message: %+v", what, p)
-		}
-	}
-	byKey := func(a, b problem) int { return strings.Compare(a.rule+" "+a.field, b.rule+" "+b.field) }
-	want = slices.Clone(want)
-	slices.SortFunc(got, byKey)
-	slices.SortFunc(want, byKey)
-	if !slices.Equal(got, want) {
-		t.Errorf("%s: problems = %v, want %v: %+v", what, got, want, res.Problems)
-	}
-	fields := map[string]bool{}
-	for _, p := range want {
-		fields[p.field] = true
-		if len(res.Errors[p.field]) == 0 {
-			t.Errorf("%s: errors = %v, want %q named", what, res.Errors, p.field)
-		}
-	}
-	if len(res.Errors) != len(fields) {
-		t.Errorf("%s: errors name %d fields, want %d: %v", what, len(res.Errors), len(fields), res.Errors)
-	}
-	noun := "problems"
-	if len(want) == 1 {
-		noun = "problem"
-	}
-	if prefix := fmt.Sprintf("%d %s: ", len(want), noun); !strings.HasPrefix(res.Message, prefix) || !strings.HasSuffix(res.Message, ".") {
-		t.Errorf("%s: message = %q, want %q...", what, res.Message, prefix)
-	}
-	return res
 }
 
 // want200 checks that the service answered a submission 200, its outcome
@@ -244,24 +176,6 @@ func want200(t *testing.T, sub *client.Submission) *client.Submission {
 		t.Errorf("submit %s: 202 pending %+v, want 200", sub.ID, sub)
 	}
 	return sub
-}
-
-// waitStatus asks for the status until it is want (or the time is up).
-func (c *rawClient) waitStatus(id, want string, within time.Duration) map[string]any {
-	c.t.Helper()
-	deadline := time.Now().Add(within)
-	var d map[string]any
-	for {
-		d = c.do("GET", "/api/v1/documents/"+id+"/status", nil).want(c.t, 200, "").data()
-		if d["status"] == want || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if d["status"] != want {
-		c.t.Fatalf("document %s is %v after %s, want %s: %v", id, d["status"], within, want, d)
-	}
-	return d
 }
 
 // waitStatusTyped is waitStatus through the typed client.
@@ -291,18 +205,6 @@ func wantValidStatus(t *testing.T, what string, st *client.SubmissionStatus) {
 		t.Errorf("%s: status = %+v, want a 26-character uuid, a long id and validated_at", what, st)
 	}
 	if u := st.ValidationURL; !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
-		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
-	}
-}
-
-// wantValid checks a status result of a Valid document.
-func wantValid(t *testing.T, what string, d map[string]any) {
-	t.Helper()
-	uuid, long := str(d["document_uuid"]), str(d["document_long_id"])
-	if len(uuid) != 26 || strings.ToUpper(uuid) != uuid || len(long) < 26 || d["validated_at"] == nil {
-		t.Errorf("%s: status = %v, want a 26-character uuid, a long id and validated_at", what, d)
-	}
-	if u := str(d["validation_url"]); !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
 		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
 	}
 }
@@ -340,7 +242,7 @@ func TestSubmitEveryKind(t *testing.T) {
 				t.Errorf("%s: created a %s (%s), want a %s (%s)", serial, created.Type, created.TypeCode, r.kind, info.TypeCode)
 			}
 			id := created.ID
-			wantPassedDoc(t, c, serial, id)
+			wantValidationPassed(t, c, serial, id)
 			sub, err := c.Documents.Submit(ctx, id)
 			want200(t, must(t, sub, err))
 			if sub.Status != client.StatusSubmitted || len(sub.DocumentUUID) != 26 || sub.InvoiceCodeNumber != serial {
@@ -430,7 +332,7 @@ func TestSubmitRefused(t *testing.T) {
 		unk := singleLineBody("INV-UNKNOWN-TIN")
 		unk["buyerId"] = ub.ID
 		d, err := c.Documents.Create(ctx, docOf(t, client.TypeInvoice, unk))
-		wantFailedDoc(t, c, "unknown TIN", must(t, d, err).ID, problem{"PARTY_NOT_READY", "buyer.tin"})
+		wantValidationFailed(t, c, "unknown TIN", must(t, d, err).ID, problem{"PARTY_NOT_READY", "buyer.tin"})
 		unknown["tin"] = "C99999999980" // corrected: known
 		ub, err = c.Buyers.Update(ctx, ub.ID, partyOf(t, unknown))
 		if !must(t, ub, err).IsReady {
@@ -443,7 +345,7 @@ func TestSubmitRefused(t *testing.T) {
 		note["buyerId"] = buyer
 		d, err = c.Documents.Create(ctx, docOf(t, client.TypeCreditNote, note))
 		id := must(t, d, err).ID
-		wantPassedDoc(t, c, "CN-EXT-1", id)
+		wantValidationPassed(t, c, "CN-EXT-1", id)
 		sub, err := c.Documents.Submit(ctx, id)
 		want200(t, must(t, sub, err))
 		st := waitStatusTyped(t, c, id, client.StatusInvalid, 20*time.Second)
@@ -455,7 +357,7 @@ func TestSubmitRefused(t *testing.T) {
 		note["isPreEinvoicing"] = true
 		d, err = c.Documents.Update(ctx, id, typedBody[client.Document](t, note))
 		must(t, d, err)
-		wantPassedDoc(t, c, "CN-EXT-1 corrected", id)
+		wantValidationPassed(t, c, "CN-EXT-1 corrected", id)
 		sub, err = c.Documents.Submit(ctx, id)
 		want200(t, must(t, sub, err))
 		waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second)

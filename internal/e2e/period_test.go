@@ -26,9 +26,9 @@ func TestPeriodList(t *testing.T) {
 		ctx := t.Context()
 		c := svc.client(t, svc.DemoKey)
 		api := svc.api(t, svc.DemoKey)
-		prof, err := api.Profile.Update(ctx, typedFrom[client.Profile](t, sampleProfile()), nil)
+		prof, err := api.Profile.Update(ctx, typedBody[client.Profile](t, sampleProfile()), nil)
 		must(t, prof, err)
-		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		buyer, err := api.Buyers.Create(ctx, typedBody[client.Party](t, sampleBuyer()))
 		buyerID := must(t, buyer, err).ID
 
 		utcDate := func(at time.Time) time.Time {
@@ -38,7 +38,7 @@ func TestPeriodList(t *testing.T) {
 		ymd := func(d time.Time) string { return d.Format(time.DateOnly) }
 		body := func(serial string, erpIssuedAt string) *client.Document {
 			t.Helper()
-			d := typedFrom[client.Document](t, singleLineBody(serial))
+			d := typedBody[client.Document](t, singleLineBody(serial))
 			d.BuyerID = buyerID
 			if erpIssuedAt != "" {
 				at, err := time.Parse(time.RFC3339, erpIssuedAt)
@@ -64,7 +64,7 @@ func TestPeriodList(t *testing.T) {
 		erpMYT := create("PER-ERP-2", ymd(today.AddDate(0, 0, -4))+"T07:00:00+08:00")
 		// A document sent two days after its creation: the moment of
 		// submission (no erpIssuedAt).
-		sentID := typedReadyInvoice(t, api, "PER-SENT-1", buyerID)
+		sentID := readyInvoiceDoc(t, api, "PER-SENT-1", buyerID)
 		clk.Advance(48 * time.Hour)
 		typedSubmit(t, api, sentID)
 		sent, err := api.Documents.Get(ctx, sentID)

@@ -231,9 +231,9 @@ func TestRoundTrip(t *testing.T) {
 				typedPartyRoundTrip(c, p.parties, what, p.path, id)
 			}
 		}
-		buyer, err := api.Buyers.Create(ctx, typedFrom[client.Party](t, sampleBuyer()))
+		buyer, err := api.Buyers.Create(ctx, typedBody[client.Party](t, sampleBuyer()))
 		buyerID := must(t, buyer, err).ID
-		seller, err := api.Sellers.Create(ctx, typedFrom[client.Party](t, sampleSeller()))
+		seller, err := api.Sellers.Create(ctx, typedBody[client.Party](t, sampleSeller()))
 		sellerID := must(t, seller, err).ID
 		c.roundTrip("the complete buyer", "/api/v1/buyers/"+buyerID)
 		typedPartyRoundTrip(c, api.Buyers, "the complete buyer", "/api/v1/buyers", buyerID)
@@ -272,9 +272,9 @@ func TestRoundTrip(t *testing.T) {
 		}
 
 		// A ready document goes back to draft, its content unchanged.
-		typedPassed(t, api, "the first invoice", firstInvoice)
+		wantValidationPassed(t, api, "the first invoice", firstInvoice)
 		c.roundTrip("a ready invoice", "/api/v1/invoices/"+firstInvoice, docSet...)
-		typedPassed(t, api, "the first invoice, again", firstInvoice)
+		wantValidationPassed(t, api, "the first invoice, again", firstInvoice)
 		typedDocumentRoundTrip(c, api, "a ready invoice", firstInvoice, docSet...)
 
 		c.roundTrip("the profile", "/api/v1/profile")
@@ -283,12 +283,12 @@ func TestRoundTrip(t *testing.T) {
 		// refused: Invalid, with the authority's record and frozen parties.
 		cur, err := api.Profile.Get(ctx)
 		must(t, cur, err)
-		prof, err := api.Profile.Update(ctx, typedFrom[client.Profile](t, sampleProfile()), &client.AuthorityUpdate{
+		prof, err := api.Profile.Update(ctx, typedBody[client.Profile](t, sampleProfile()), &client.AuthorityUpdate{
 			Environment: "sandbox", Mode: "intermediary", OnBehalfOf: "C1111111110", ClientID: cur.Authority.ClientID})
 		must(t, prof, err)
 		c.roundTrip("the profile of an intermediary", "/api/v1/profile")
 		typedProfileRoundTrip(c, api, "the profile of an intermediary")
-		inv := typedReadyInvoice(t, api, "RT-INVALID-1", buyerID)
+		inv := readyInvoiceDoc(t, api, "RT-INVALID-1", buyerID)
 		_, err = api.Documents.Submit(ctx, inv)
 		if e := wantErr(t, err, 422, client.CodeAuthorityRejected); len(e.Authority) == 0 {
 			t.Errorf("the authority's refusal has none of its errors: %s", e.Body)
@@ -299,7 +299,7 @@ func TestRoundTrip(t *testing.T) {
 		c.roundTrip("an Invalid invoice", "/api/v1/invoices/"+inv, docSet...)
 		// The typed round trip of another Invalid invoice (the one above is a
 		// draft again).
-		inv = typedReadyInvoice(t, api, "RT-INVALID-2", buyerID)
+		inv = readyInvoiceDoc(t, api, "RT-INVALID-2", buyerID)
 		_, err = api.Documents.Submit(ctx, inv)
 		wantErr(t, err, 422, client.CodeAuthorityRejected)
 		typedDocumentRoundTrip(c, api, "an Invalid invoice", inv, docSet...)
