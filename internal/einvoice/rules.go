@@ -137,12 +137,18 @@ const state17Message = "state 17 (Not Applicable) is only for consolidated invoi
 // supplier.
 func IsForeignTIN(tin string) bool { return tin == TINForeignBuyer || tin == TINForeignSeller }
 
+// state17TIN reports whether a party of TIN tin may give state 17 on a
+// Malaysian address: a foreign party, or the General Public (the buyer of
+// consolidated invoices and of the notes that adjust them).
+func state17TIN(tin string) bool { return IsForeignTIN(tin) || tin == TINGeneralPublic }
+
 // PartyReadiness returns why p is not ready for the tax authority; an empty
 // result means ready. A draft is never ready. The authority's TIN check
 // joins these rules with the tax-authority client. Readiness judges by the
 // newest rules of DatedRules whatever their dates (state 17 on a Malaysian
-// address only for a foreign party): what is ready now stays ready.
-func PartyReadiness(p *Party) FieldErrors { return partyReadiness(p, IsForeignTIN(p.TIN)) }
+// address only for a foreign party or the General Public): what is ready
+// now stays ready.
+func PartyReadiness(p *Party) FieldErrors { return partyReadiness(p, state17TIN(p.TIN)) }
 
 // partyReadiness is PartyReadiness, with state 17 on a Malaysian address
 // allowed when allow17.

@@ -197,6 +197,17 @@ func TestState17Restricted(t *testing.T) {
 			in.Party.Address.State = StateNotApplicable
 		}, ""},
 		{"buyer abroad", KindInvoice, func(in *ValidationInput) { vtForeign(in.Party, TINForeignBuyer) }, ""},
+		{"General Public buyer of a note on a consolidated invoice", KindCreditNote, func(in *ValidationInput) {
+			in.Referenced[vtRefNumber][0].Kind = KindConsolidatedInvoice
+			gp := GeneralPublic()
+			in.Party.TIN, in.Party.IDValue, in.Party.Address = gp.TIN, gp.IDValue, gp.Address
+			in.Party.Address.PostCode = "50450"
+		}, ""},
+		{"tenant on a note on a consolidated invoice", KindCreditNote, func(in *ValidationInput) {
+			in.Referenced[vtRefNumber][0].Kind = KindConsolidatedInvoice
+			in.Tenant.Profile.Address.State = StateNotApplicable
+		}, ""},
+		{"tenant on a note on an invoice", KindCreditNote, func(in *ValidationInput) { in.Tenant.Profile.Address.State = StateNotApplicable }, "supplier.address.state"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := vtInput(c.kind)

@@ -271,11 +271,13 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 
 // state17 applies RuleState17Restricted: state 17 (Not Applicable) on a
 // Malaysian address of the tenant or the party only on a consolidated
-// invoice (whose General Public buyer carries it) or a document with a
-// foreign party (an address abroad, or the foreign buyer's or supplier's
-// general TIN). An address abroad may always carry 17.
+// invoice (whose General Public buyer carries it) and the notes that
+// adjust one, on the General Public party (where SPECIAL_TIN_MISUSED allows
+// it), or on a document with a foreign party (an address abroad, or the
+// foreign buyer's or supplier's general TIN). An address abroad may always
+// carry 17.
 func (v *validation) state17(in ValidationInput, info KindInfo, tenantRole, partyRole string) {
-	if info.Consolidated || !v.inForce(RuleState17Restricted) {
+	if info.Consolidated || info.Note && refersToConsolidated(in.Doc, in.Referenced) || !v.inForce(RuleState17Restricted) {
 		return
 	}
 	p := in.Party
@@ -286,7 +288,7 @@ func (v *validation) state17(in ValidationInput, info KindInfo, tenantRole, part
 	if is17(in.Tenant.Profile.Address) {
 		v.dated(RuleState17Restricted, tenantRole+".address.state", state17Message)
 	}
-	if p != nil && is17(p.Address) {
+	if p != nil && is17(p.Address) && p.TIN != TINGeneralPublic {
 		v.dated(RuleState17Restricted, partyRole+".address.state", state17Message)
 	}
 }
