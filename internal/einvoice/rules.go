@@ -97,15 +97,17 @@ func checkIdentity(f FieldErrors, name, tin, idType, idValue string) {
 	}
 }
 
-// checkAddressReady adds the readiness problems of an address.
-func checkAddressReady(f FieldErrors, prefix string, a Address) {
+// checkAddressReady adds the readiness problems of an address; state 17
+// on a Malaysian address is one unless allow17 (validate judges it by the
+// document and its date: RuleState17Restricted).
+func checkAddressReady(f FieldErrors, prefix string, a Address, allow17 bool) {
 	require(f, prefix+".line1", a.Line1)
 	require(f, prefix+".city", a.City)
 	require(f, prefix+".state", a.State)
 	require(f, prefix+".countryCode", a.CountryCode)
 	if a.CountryCode == CountryMalaysia {
-		if a.State == StateNotApplicable {
-			f.Add(prefix+".state", "state 17 (Not Applicable) is only for addresses outside Malaysia")
+		if a.State == StateNotApplicable && !allow17 {
+			f.Add(prefix+".state", "%s", state17Message)
 		}
 		if blank(a.PostCode) {
 			f.Add(prefix+".postCode", "is required for a Malaysian address")
@@ -128,10 +130,29 @@ func checkContactReady(f FieldErrors, prefix string, c Contact) {
 	}
 }
 
+// state17Message says why state 17 is refused on a Malaysian address.
+const state17Message = "state 17 (Not Applicable) is only for consolidated invoices and foreign parties: give the state of a Malaysian address"
+
+// IsForeignTIN reports whether tin is the general TIN of a foreign buyer or
+// supplier.
+func IsForeignTIN(tin string) bool { return tin == TINForeignBuyer || tin == TINForeignSeller }
+
+// state17TIN reports whether a party of TIN tin may give state 17 on a
+// Malaysian address: a foreign party, or the General Public (the buyer of
+// consolidated invoices and of the notes that adjust them).
+func state17TIN(tin string) bool { return IsForeignTIN(tin) || tin == TINGeneralPublic }
+
 // PartyReadiness returns why p is not ready for the tax authority; an empty
 // result means ready. A draft is never ready. The authority's TIN check
-// joins these rules with the tax-authority client.
-func PartyReadiness(p *Party) FieldErrors {
+// joins these rules with the tax-authority client. Readiness judges by the
+// newest rules of DatedRules whatever their dates (state 17 on a Malaysian
+// address only for a foreign party or the General Public): what is ready
+// now stays ready.
+func PartyReadiness(p *Party) FieldErrors { return partyReadiness(p, state17TIN(p.TIN)) }
+
+// partyReadiness is PartyReadiness, with state 17 on a Malaysian address
+// allowed when allow17.
+func partyReadiness(p *Party, allow17 bool) FieldErrors {
 	f := ValidatePartyInput(&Party{Kind: p.Kind, Name: p.Name, TIN: p.TIN, IDType: p.IDType,
 		IDValue: p.IDValue, SSTRegistrationNumber: p.SSTRegistrationNumber, Address: p.Address,
 		Contact: p.Contact, MSICCode: p.MSICCode, BusinessActivityDescription: p.BusinessActivityDescription,
@@ -148,7 +169,7 @@ func PartyReadiness(p *Party) FieldErrors {
 			f.Add("sstRegistrationNumber", "%s", msg)
 		}
 	}
-	checkAddressReady(f, "address", p.Address)
+	checkAddressReady(f, "address", p.Address, allow17)
 	checkContactReady(f, "contact", p.Contact)
 	if p.Kind == KindSeller {
 		if blank(p.MSICCode) {
@@ -222,8 +243,13 @@ func ValidateProfileInput(p *Profile, a *Authority) FieldErrors {
 }
 
 // ProfileReadiness returns why the tenant's supplier details are not
-// complete for the tax authority; empty means complete.
-func ProfileReadiness(p *Profile) FieldErrors {
+// complete for the tax authority; empty means complete. Like
+// PartyReadiness, it judges by the newest rules.
+func ProfileReadiness(p *Profile) FieldErrors { return profileReadiness(p, false) }
+
+// profileReadiness is ProfileReadiness, with state 17 on a Malaysian
+// address allowed when allow17.
+func profileReadiness(p *Profile, allow17 bool) FieldErrors {
 	f := FieldErrors{}
 	checkIdentity(f, p.Name, p.TIN, p.IDType, p.IDValue)
 	if blank(p.SSTRegistrationNumber) {
@@ -242,7 +268,7 @@ func ProfileReadiness(p *Profile) FieldErrors {
 		f.Add("msicCode", "%s", msg)
 	}
 	require(f, "businessActivityDescription", p.BusinessActivityDescription)
-	checkAddressReady(f, "address", p.Address)
+	checkAddressReady(f, "address", p.Address, allow17)
 	checkContactReady(f, "contact", p.Contact)
 	return f
 }

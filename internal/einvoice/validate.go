@@ -78,6 +78,28 @@ var supplierOnly = map[string]bool{"msicCode": true, "businessActivityDescriptio
 // validation collects problems.
 type validation struct {
 	problems []Problem
+	// env and issued choose the dated rules that apply (DatedRules): the
+	// tenant's environment and the document's issue time.
+	env    string
+	issued time.Time
+}
+
+// inForce reports whether the dated rule id applies to the document.
+func (v *validation) inForce(id string) bool { return ruleInForce(id, v.env, v.issued) }
+
+// dated reports a problem of the dated rule id, saying from when it
+// applies.
+func (v *validation) dated(id, field, msg string) {
+	r, _ := DatedRuleByID(id)
+	v.add(id, field, msg+" ("+r.Since(v.env)+")")
+}
+
+// datedLength reports, when the dated rule id applies, a value of more
+// than max characters.
+func (v *validation) datedLength(id string, at fieldPath, field, value string, max int) {
+	if len(value) > max && utf8.RuneCountInString(value) > max && v.inForce(id) {
+		v.dated(id, at.to(field), fmt.Sprintf("must be at most %d characters", max))
+	}
 }
 
 func (v *validation) add(rule, field, msg string) {
@@ -132,8 +154,8 @@ func (p fieldPath) to(field string) string {
 // document, before the authority sees it (DECISIONS section 8); none means
 // it may be submitted.
 func ValidateDocument(in ValidationInput) []Problem {
-	v := &validation{}
 	d := in.Doc
+	v := &validation{env: in.Tenant.Authority.Environment, issued: IssueTime(d, in.Now)}
 	info, _ := InfoOf(d.Kind)
 	v.parties(in, info)
 	v.header(d, in.Now)
@@ -148,6 +170,16 @@ func ValidateDocument(in ValidationInput) []Problem {
 	}
 	sort.SliceStable(v.problems, func(i, j int) bool { return lessPath(v.problems[i].Field, v.problems[j].Field) })
 	return v.problems
+}
+
+// IssueTime is the document's issue time, the moment its dated rules are
+// judged at (DECISIONS 9): erpIssuedAt when given, otherwise now (the
+// moment of submission).
+func IssueTime(d *Document, now time.Time) time.Time {
+	if d.ErpIssuedAt != nil {
+		return *d.ErpIssuedAt
+	}
+	return now
 }
 
 // storeRules reports what a create or update of d would refuse now (the
@@ -198,7 +230,7 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 	if info.SelfBilled {
 		tenantRole, partyRole = "buyer", "supplier"
 	}
-	for path, msgs := range ProfileReadiness(&in.Tenant.Profile) {
+	for path, msgs := range profileReadiness(&in.Tenant.Profile, true) {
 		if info.SelfBilled && supplierOnly[path] {
 			continue // the authority's buyer carries no industry code nor tourism tax number
 		}
@@ -209,6 +241,7 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 	if IsSpecialTIN(in.Tenant.Profile.TIN) {
 		v.add("SPECIAL_TIN_MISUSED", tenantRole+".tin", "the tenant's own TIN cannot be a general TIN (EI000000000x0)")
 	}
+	v.state17(in, info, tenantRole, partyRole)
 	if info.Consolidated {
 		return // the General Public buyer is filled in by the service
 	}
@@ -216,7 +249,7 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 		v.add("PARTY_MISSING", partyRole, "the document has no "+partyRole)
 		return
 	}
-	for path, msgs := range PartyReadiness(in.Party) {
+	for path, msgs := range partyReadiness(in.Party, true) {
 		for _, m := range msgs {
 			v.add("PARTY_NOT_READY", partyRole+"."+path, m)
 		}
@@ -233,6 +266,30 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 		v.add("SPECIAL_TIN_MISUSED", partyRole+".tin", "EI00000000030 is the foreign supplier's TIN of self-billed documents; a foreign buyer uses EI00000000020")
 	case (tin == TINForeignBuyer || tin == TINGovernment) && info.SelfBilled:
 		v.add("SPECIAL_TIN_MISUSED", partyRole+".tin", "a supplier cannot use "+tin+": a foreign supplier uses EI00000000030")
+	}
+}
+
+// state17 applies RuleState17Restricted: state 17 (Not Applicable) on a
+// Malaysian address of the tenant or the party only on a consolidated
+// invoice (whose General Public buyer carries it) and the notes that
+// adjust one, on the General Public party (where SPECIAL_TIN_MISUSED allows
+// it), or on a document with a foreign party (an address abroad, or the
+// foreign buyer's or supplier's general TIN). An address abroad may always
+// carry 17.
+func (v *validation) state17(in ValidationInput, info KindInfo, tenantRole, partyRole string) {
+	if info.Consolidated || info.Note && refersToConsolidated(in.Doc, in.Referenced) || !v.inForce(RuleState17Restricted) {
+		return
+	}
+	p := in.Party
+	if p != nil && (p.Address.CountryCode != "" && p.Address.CountryCode != CountryMalaysia || IsForeignTIN(p.TIN)) {
+		return // a foreign party: a transaction abroad
+	}
+	is17 := func(a Address) bool { return a.State == StateNotApplicable && a.CountryCode == CountryMalaysia }
+	if is17(in.Tenant.Profile.Address) {
+		v.dated(RuleState17Restricted, tenantRole+".address.state", state17Message)
+	}
+	if p != nil && is17(p.Address) && p.TIN != TINGeneralPublic {
+		v.dated(RuleState17Restricted, partyRole+".address.state", state17Message)
 	}
 }
 
@@ -254,11 +311,13 @@ func (v *validation) header(d *Document, now time.Time) {
 	if blank(d.InvoiceSerialNumber) {
 		v.add("REQUIRED", "invoiceSerialNumber", "is required: the document's own number")
 	}
-	v.length(top, "invoiceSerialNumber", d.InvoiceSerialNumber, maxSerialLen)
+	v.datedLength(RuleFieldRulesDec2025, top, "invoiceSerialNumber", d.InvoiceSerialNumber, maxSerialLen)
 	if !isMYR(d.CurrencyCode) {
 		switch {
 		case d.ExchangeRate == nil:
-			v.add("EXCHANGE_RATE_REQUIRED", "exchangeRate", "is required for a document in "+d.CurrencyCode+": MYR per one unit of the currency")
+			if v.inForce(RuleExchangeRateRequired) {
+				v.dated(RuleExchangeRateRequired, "exchangeRate", "is required for a document in "+d.CurrencyCode+": MYR per one unit of the currency")
+			}
 		case !d.ExchangeRate.Decimal().IsPositive():
 			v.add("EXCHANGE_RATE_INVALID", "exchangeRate", "must be positive")
 		}
@@ -276,15 +335,15 @@ func (v *validation) header(d *Document, now time.Time) {
 	v.length(top, "invoiceDiscountDescription", d.InvoiceDiscountDesc, maxDescriptionLen)
 	v.length(top, "invoiceFeeDescription", d.InvoiceFeeDesc, maxDescriptionLen)
 	if p := d.Payment; p != nil {
-		v.length(top, "payment.paymentTerms", p.PaymentTerms, maxTermsLen)
-		v.length(top, "payment.supplierBankAccountNumber", p.SupplierBankAccountNumber, maxBankAccountLen)
-		v.length(top, "payment.prepaymentReferenceNumber", p.PrepaymentReferenceNumber, maxPrepayRefLen)
+		v.datedLength(RuleFieldRulesDec2025, top, "payment.paymentTerms", p.PaymentTerms, maxTermsLen)
+		v.datedLength(RuleFieldRulesDec2025, top, "payment.supplierBankAccountNumber", p.SupplierBankAccountNumber, maxBankAccountLen)
+		v.datedLength(RuleFieldRulesDec2025, top, "payment.prepaymentReferenceNumber", p.PrepaymentReferenceNumber, maxPrepayRefLen)
 		if p.PrepaymentAmount != nil && !p.PrepaymentAmount.IsZero() && blank(p.PrepaymentDate) {
 			v.add("REQUIRED", "payment.prepaymentDate", "is required with a prepayment amount")
 		}
 	}
 	if ip := d.InvoicePeriod; ip != nil {
-		v.length(top, "invoicePeriod.frequencyOfBilling", ip.FrequencyOfBilling, maxFrequencyLen)
+		v.datedLength(RuleFieldRulesDec2025, top, "invoicePeriod.frequencyOfBilling", ip.FrequencyOfBilling, maxFrequencyLen)
 		if ip.BillingPeriodStartDate != "" && ip.BillingPeriodEndDate != "" && ip.BillingPeriodStartDate > ip.BillingPeriodEndDate {
 			v.add("PERIOD_REVERSED", "invoicePeriod.billingPeriodStartDate", "is after billingPeriodEndDate")
 		}
