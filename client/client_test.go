@@ -334,6 +334,7 @@ func TestProfileAndCodes(t *testing.T) {
 		"states": c.Codes.States, "countries": c.Codes.Countries, "classifications": c.Codes.Classifications,
 		"unit-types": c.Codes.UnitTypes, "tax-types": c.Codes.TaxTypes, "currencies": c.Codes.Currencies,
 		"payment-modes": c.Codes.PaymentModes, "id-types": c.Codes.IDTypes,
+		"authority-classifications": c.Codes.AuthorityClassifications,
 	}
 	for name, get := range lists {
 		codes, err := get(ctx)
@@ -343,6 +344,9 @@ func TestProfileAndCodes(t *testing.T) {
 	}
 	if ids, _ := c.Codes.IDTypes(ctx); !slices.ContainsFunc(ids, func(x client.Code) bool { return x.Code == client.IDTypeNRIC }) {
 		t.Errorf("id types %v lack NRIC", ids)
+	}
+	if cls, err := c.Codes.AuthorityClassifications(ctx); err != nil || len(cls) != 45 || cls[3] != (client.Code{Code: "004", Name: "Consolidated e-Invoice"}) {
+		t.Errorf("AuthorityClassifications = %d codes (%v), %v; want 45 with 004 Consolidated e-Invoice", len(cls), cls, err)
 	}
 }
 
@@ -395,7 +399,8 @@ func TestOperations(t *testing.T) {
 		"listStates": "Codes.States", "listCountries": "Codes.Countries", "listClassifications": "Codes.Classifications",
 		"listUnitTypes": "Codes.UnitTypes", "listTaxTypes": "Codes.TaxTypes", "listCurrencies": "Codes.Currencies",
 		"listPaymentModes": "Codes.PaymentModes", "listIdTypes": "Codes.IDTypes",
-		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
+		"listAuthorityClassifications": "Codes.AuthorityClassifications",
+		"healthz":                      "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {
 		for method, raw := range ops {
