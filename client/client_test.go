@@ -459,3 +459,32 @@ func TestCreateEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorityFields: the authority's own codes and trade fields go out
+// and come back under the API's names.
+func TestAuthorityFields(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t)
+	b, err := c.Buyers.Create(ctx, hebat("Trade Sdn. Bhd."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := cable()
+	line.AuthorityClassification, line.TariffCode, line.CountryOfOrigin = "003", "8544.42.9000", "CHN"
+	d, err := c.Documents.Create(ctx, &client.Document{BuyerID: b.ID, InvoiceSerialNumber: "TRADE-0001", AutoCalculate: true,
+		Lines: []client.Line{line}, CustomsFormReference: "B12345678912", CustomsForm2Reference: "E12345678912",
+		FreeTradeAgreement: "ASEAN-China FTA (ACFTA)", Incoterms: "FOB", BillReferenceNumber: "BL-0001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := d.Lines[0]
+	if d.CustomsFormReference != "B12345678912" || d.CustomsForm2Reference != "E12345678912" || d.FreeTradeAgreement != "ASEAN-China FTA (ACFTA)" ||
+		d.Incoterms != "FOB" || d.BillReferenceNumber != "BL-0001" || l.AuthorityClassification != "003" || l.TariffCode != "8544.42.9000" || l.CountryOfOrigin != "CHN" {
+		t.Errorf("created = %+v, line %+v", d, l)
+	}
+	line.AuthorityClassification = "046"
+	_, err = c.Documents.Create(ctx, &client.Document{BuyerID: b.ID, InvoiceSerialNumber: "TRADE-0002", Lines: []client.Line{line}})
+	if e := asError(t, err); e.StatusCode != 422 || e.Field("invoiceLines.0.authorityClassification") == nil {
+		t.Errorf("unknown authority classification: %v, want 422 naming invoiceLines.0.authorityClassification", e)
+	}
+}
