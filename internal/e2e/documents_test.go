@@ -87,8 +87,7 @@ func typedFrom[T any](t *testing.T, body map[string]any) *T {
 	return &v
 }
 
-// typedPassed is wantPassed through the typed client: a validation that
-// must pass.
+// typedPassed is a validation through the typed client that must pass.
 func typedPassed(t *testing.T, api *client.Client, what, id string) {
 	t.Helper()
 	v, err := api.Documents.Validate(t.Context(), id)
@@ -101,8 +100,8 @@ func typedPassed(t *testing.T, api *client.Client, what, id string) {
 	}
 }
 
-// typedReadyInvoice is readyInvoice through the typed client: the sample
-// invoice to the buyer, created and validated.
+// typedReadyInvoice is the sample invoice to the buyer, created and
+// validated through the typed client.
 func typedReadyInvoice(t *testing.T, api *client.Client, serial, buyerID string) string {
 	t.Helper()
 	doc := typedFrom[client.Document](t, singleLineBody(serial))
@@ -124,7 +123,8 @@ func typedSubmit(t *testing.T, api *client.Client, id string) *client.Submission
 	return sub
 }
 
-// typedWaitStatus is waitStatus through the typed client.
+// typedWaitStatus asks for the status through the typed client until it is
+// want (or the time is up).
 func typedWaitStatus(t *testing.T, api *client.Client, id string, want client.Status, within time.Duration) *client.SubmissionStatus {
 	t.Helper()
 	deadline := time.Now().Add(within)

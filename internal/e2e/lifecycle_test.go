@@ -158,17 +158,7 @@ func (s *service) clearFaults(t *testing.T) {
 	resp.Body.Close()
 }
 
-// readyInvoice creates and validates an invoice to the buyer.
-func (c *rawClient) readyInvoice(serial, buyerID string) string {
-	c.t.Helper()
-	body := singleLineBody(serial)
-	body["buyerId"] = buyerID
-	id := str(c.do("POST", "/api/v1/invoices", body).want(c.t, 201, "").data()["id"])
-	c.wantPassed(serial, id)
-	return id
-}
-
-// readyInvoiceDoc is readyInvoice through the typed client.
+// readyInvoiceDoc creates and validates an invoice to the buyer.
 func readyInvoiceDoc(t *testing.T, c *client.Client, serial, buyerID string) string {
 	t.Helper()
 	body := singleLineBody(serial)
@@ -179,8 +169,8 @@ func readyInvoiceDoc(t *testing.T, c *client.Client, serial, buyerID string) str
 	return id
 }
 
-// wantPassedDoc validates a document that must pass (wantPassed through
-// the typed client).
+// wantPassedDoc validates a document that must pass, through the typed
+// client.
 func wantPassedDoc(t *testing.T, c *client.Client, what, id string) {
 	t.Helper()
 	res, err := c.Documents.Validate(t.Context(), id)
@@ -194,7 +184,7 @@ func wantPassedDoc(t *testing.T, c *client.Client, what, id string) {
 }
 
 // wantFailedDoc validates a document that must fail with exactly the given
-// problems (wantFailed through the typed client), and returns the result.
+// problems, through the typed client, and returns the result.
 func wantFailedDoc(t *testing.T, c *client.Client, what, id string, want ...problem) *client.ValidationResult {
 	t.Helper()
 	res, err := c.Documents.Validate(t.Context(), id)
@@ -246,25 +236,7 @@ func want200(t *testing.T, sub *client.Submission) *client.Submission {
 	return sub
 }
 
-// waitStatus asks for the status until it is want (or the time is up).
-func (c *rawClient) waitStatus(id, want string, within time.Duration) map[string]any {
-	c.t.Helper()
-	deadline := time.Now().Add(within)
-	var d map[string]any
-	for {
-		d = c.do("GET", "/api/v1/documents/"+id+"/status", nil).want(c.t, 200, "").data()
-		if d["status"] == want || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if d["status"] != want {
-		c.t.Fatalf("document %s is %v after %s, want %s: %v", id, d["status"], within, want, d)
-	}
-	return d
-}
-
-// waitStatusTyped is waitStatus through the typed client.
+// waitStatusTyped asks for the status until it is want (or the time is up).
 func waitStatusTyped(t *testing.T, c *client.Client, id string, want client.Status, within time.Duration) *client.SubmissionStatus {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -291,18 +263,6 @@ func wantValidStatus(t *testing.T, what string, st *client.SubmissionStatus) {
 		t.Errorf("%s: status = %+v, want a 26-character uuid, a long id and validated_at", what, st)
 	}
 	if u := st.ValidationURL; !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
-		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
-	}
-}
-
-// wantValid checks a status result of a Valid document.
-func wantValid(t *testing.T, what string, d map[string]any) {
-	t.Helper()
-	uuid, long := str(d["document_uuid"]), str(d["document_long_id"])
-	if len(uuid) != 26 || strings.ToUpper(uuid) != uuid || len(long) < 26 || d["validated_at"] == nil {
-		t.Errorf("%s: status = %v, want a 26-character uuid, a long id and validated_at", what, d)
-	}
-	if u := str(d["validation_url"]); !strings.HasSuffix(u, "/"+uuid+"/share/"+long) {
 		t.Errorf("%s: validation_url = %q, want .../%s/share/%s", what, u, uuid, long)
 	}
 }

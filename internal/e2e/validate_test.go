@@ -359,61 +359,6 @@ func docLastEvent(t *testing.T, c *client.Client, id string) (client.Status, cli
 	return d.Status, d.History[len(d.History)-1], len(d.History)
 }
 
-// The untyped forms of the checks, for the tests that speak through
-// rawClient.
-
-// validate posts a validation and returns its data.
-func (c *rawClient) validate(id string) map[string]any {
-	c.t.Helper()
-	return c.do("POST", "/api/v1/documents/"+id+"/validate", nil).want(c.t, 200, "").data()
-}
-
-// validationOf reads the data of a validation as the typed result.
-func validationOf(t *testing.T, d map[string]any) *client.ValidationResult {
-	t.Helper()
-	var r client.ValidationResult
-	b, err := json.Marshal(d)
-	if err == nil {
-		err = json.Unmarshal(b, &r)
-	}
-	if err != nil {
-		t.Fatalf("validate = %v: %v", d, err)
-	}
-	return &r
-}
-
-// wantPassed validates a document that must pass.
-func (c *rawClient) wantPassed(what, id string) {
-	c.t.Helper()
-	d := c.validate(id)
-	checkValidationPassed(c.t, what, id, validationOf(c.t, d))
-	for _, k := range []string{"errors", "problems"} {
-		if _, ok := d[k]; ok {
-			c.t.Errorf("%s: a passed validation has %s: %v", what, k, d[k])
-		}
-	}
-}
-
-// wantFailed validates a document that must fail with exactly the given
-// problems, and returns the result.
-func (c *rawClient) wantFailed(what, id string, want ...problem) map[string]any {
-	c.t.Helper()
-	d := c.validate(id)
-	checkValidationFailed(c.t, what, id, validationOf(c.t, d), want...)
-	return d
-}
-
-// lastEvent returns the document's status and the last entry of its history.
-func (c *rawClient) lastEvent(id string) (string, map[string]any, int) {
-	c.t.Helper()
-	d := c.do("GET", "/api/v1/invoices/"+id, nil).want(c.t, 200, "").data()
-	h, _ := d["history"].([]any)
-	if len(h) == 0 {
-		c.t.Fatalf("document %s has no history", id)
-	}
-	return str(d["status"]), h[len(h)-1].(map[string]any), len(h)
-}
-
 // startValidateService runs serve with a rate limit the many requests of a
 // test do not reach, and returns it with the typed client of its demo key.
 func startValidateService(t *testing.T, dsn string) (*service, *client.Client) {
