@@ -334,6 +334,7 @@ func TestProfileAndCodes(t *testing.T) {
 		"states": c.Codes.States, "countries": c.Codes.Countries, "classifications": c.Codes.Classifications,
 		"unit-types": c.Codes.UnitTypes, "tax-types": c.Codes.TaxTypes, "currencies": c.Codes.Currencies,
 		"payment-modes": c.Codes.PaymentModes, "id-types": c.Codes.IDTypes,
+		"authority-classifications": c.Codes.AuthorityClassifications,
 	}
 	for name, get := range lists {
 		codes, err := get(ctx)
@@ -343,6 +344,9 @@ func TestProfileAndCodes(t *testing.T) {
 	}
 	if ids, _ := c.Codes.IDTypes(ctx); !slices.ContainsFunc(ids, func(x client.Code) bool { return x.Code == client.IDTypeNRIC }) {
 		t.Errorf("id types %v lack NRIC", ids)
+	}
+	if cls, err := c.Codes.AuthorityClassifications(ctx); err != nil || len(cls) != 45 || cls[3] != (client.Code{Code: "004", Name: "Consolidated e-Invoice"}) {
+		t.Errorf("AuthorityClassifications = %d codes (%v), %v; want 45 with 004 Consolidated e-Invoice", len(cls), cls, err)
 	}
 }
 
@@ -395,7 +399,8 @@ func TestOperations(t *testing.T) {
 		"listStates": "Codes.States", "listCountries": "Codes.Countries", "listClassifications": "Codes.Classifications",
 		"listUnitTypes": "Codes.UnitTypes", "listTaxTypes": "Codes.TaxTypes", "listCurrencies": "Codes.Currencies",
 		"listPaymentModes": "Codes.PaymentModes", "listIdTypes": "Codes.IDTypes",
-		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
+		"listAuthorityClassifications": "Codes.AuthorityClassifications",
+		"healthz":                      "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {
 		for method, raw := range ops {
@@ -452,5 +457,34 @@ func TestCreateEveryKind(t *testing.T) {
 		if got.Type != k.typ || (k.typ != client.TypeConsolidatedInvoice && got.TypeCode != k.code) {
 			t.Errorf("%s: created type %s code %s", k.typ, got.Type, got.TypeCode)
 		}
+	}
+}
+
+// TestAuthorityFields: the authority's own codes and trade fields go out
+// and come back under the API's names.
+func TestAuthorityFields(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t)
+	b, err := c.Buyers.Create(ctx, hebat("Trade Sdn. Bhd."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := cable()
+	line.AuthorityClassification, line.TariffCode, line.CountryOfOrigin = "003", "8544.42.9000", "CHN"
+	d, err := c.Documents.Create(ctx, &client.Document{BuyerID: b.ID, InvoiceSerialNumber: "TRADE-0001", AutoCalculate: true,
+		Lines: []client.Line{line}, CustomsFormReference: "B12345678912", CustomsForm2Reference: "E12345678912",
+		FreeTradeAgreement: "ASEAN-China FTA (ACFTA)", Incoterms: "FOB", BillReferenceNumber: "BL-0001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := d.Lines[0]
+	if d.CustomsFormReference != "B12345678912" || d.CustomsForm2Reference != "E12345678912" || d.FreeTradeAgreement != "ASEAN-China FTA (ACFTA)" ||
+		d.Incoterms != "FOB" || d.BillReferenceNumber != "BL-0001" || l.AuthorityClassification != "003" || l.TariffCode != "8544.42.9000" || l.CountryOfOrigin != "CHN" {
+		t.Errorf("created = %+v, line %+v", d, l)
+	}
+	line.AuthorityClassification = "046"
+	_, err = c.Documents.Create(ctx, &client.Document{BuyerID: b.ID, InvoiceSerialNumber: "TRADE-0002", Lines: []client.Line{line}})
+	if e := asError(t, err); e.StatusCode != 422 || e.Field("invoiceLines.0.authorityClassification") == nil {
+		t.Errorf("unknown authority classification: %v, want 422 naming invoiceLines.0.authorityClassification", e)
 	}
 }

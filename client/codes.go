@@ -51,3 +51,9 @@ func (s *CodeService) PaymentModes(ctx context.Context) ([]Code, error) {
 
 // IDTypes returns the identification types (Party.IDType).
 func (s *CodeService) IDTypes(ctx context.Context) ([]Code, error) { return s.get(ctx, "id-types") }
+
+// AuthorityClassifications returns the tax authority's own classification
+// codes, 001 to 045 (Line.AuthorityClassification).
+func (s *CodeService) AuthorityClassifications(ctx context.Context) ([]Code, error) {
+	return s.get(ctx, "authority-classifications")
+}

@@ -91,6 +91,16 @@ type Document struct {
 	References                 []DocumentReference `json:"documentReferences,omitempty"`
 	IsPreEinvoicing            bool                `json:"isPreEinvoicing,omitempty"`
 
+	// The tax authority's optional trade fields: the Customs Form No. 1 or
+	// 9 reference (import), the Customs Form No. 2 (K2) reference
+	// (export), the free trade agreement, the Incoterms ("CIF") and the
+	// bill reference number.
+	CustomsFormReference  string `json:"customsFormReference,omitempty"`
+	CustomsForm2Reference string `json:"customsForm2Reference,omitempty"`
+	FreeTradeAgreement    string `json:"freeTradeAgreement,omitempty"`
+	Incoterms             string `json:"incoterms,omitempty"`
+	BillReferenceNumber   string `json:"billReferenceNumber,omitempty"`
+
 	Totals
 
 	// Authority is what the tax authority holds of the document, from its
@@ -123,8 +133,16 @@ type Totals struct {
 // Line is one line of a document. Rates are percentages (6 is 6 %).
 type Line struct {
 	// Classifications are codes of Codes.Classifications.
-	Classifications        []string  `json:"classifications,omitempty"`
-	ProductDescription     string    `json:"productDescription,omitempty"`
+	Classifications []string `json:"classifications,omitempty"`
+	// AuthorityClassification is a code of Codes.AuthorityClassifications,
+	// the tax authority's own: sent to it instead of the codes mapped from
+	// Classifications.
+	AuthorityClassification string `json:"authorityClassification,omitempty"`
+	ProductDescription      string `json:"productDescription,omitempty"`
+	// TariffCode is the product tariff code (an HS code, "9800.00.0010");
+	// CountryOfOrigin a code of Codes.Countries.
+	TariffCode             string    `json:"tariffCode,omitempty"`
+	CountryOfOrigin        string    `json:"countryOfOrigin,omitempty"`
 	Quantity               Decimal   `json:"quantity,omitempty"`
 	UnitCode               string    `json:"unitCode,omitempty"`
 	UnitPrice              Decimal   `json:"unitPrice,omitempty"`

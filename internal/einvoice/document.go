@@ -117,6 +117,17 @@ type Document struct {
 	References          []DocumentReference `json:"documentReferences"`
 	IsPreEinvoicing     bool                `json:"isPreEinvoicing"`
 
+	// The authority's optional trade fields (DECISIONS 13), absent from
+	// responses when empty: the Customs Form No. 1 or 9 reference (import),
+	// the Customs Form No. 2 (K2) reference (export), the free trade
+	// agreement's description, the Incoterms (e.g. CIF) and the bill
+	// reference number.
+	CustomsFormReference  string `json:"customsFormReference,omitempty"`
+	CustomsForm2Reference string `json:"customsForm2Reference,omitempty"`
+	FreeTradeAgreement    string `json:"freeTradeAgreement,omitempty"`
+	Incoterms             string `json:"incoterms,omitempty"`
+	BillReferenceNumber   string `json:"billReferenceNumber,omitempty"`
+
 	Totals
 
 	// Authority is what the tax authority holds of the document, from its
@@ -165,8 +176,17 @@ type Totals struct {
 
 // Line is one invoice line with its inputs and its amounts.
 type Line struct {
-	Classifications        []string      `json:"classifications"`
-	ProductDescription     string        `json:"productDescription"`
+	Classifications []string `json:"classifications"`
+	// AuthorityClassification is one of the authority's own codes
+	// (refdata.AuthorityClassifications): when given, the UBL carries it
+	// instead of the codes mapped from Classifications (DECISIONS 13).
+	AuthorityClassification string `json:"authorityClassification,omitempty"`
+	ProductDescription      string `json:"productDescription"`
+	// TariffCode is the product tariff code (PTC, an HS code such as
+	// 9800.00.0010); CountryOfOrigin an ISO 3166-1 alpha-3 country code
+	// (refdata.Countries). Both optional, absent from responses when empty.
+	TariffCode             string        `json:"tariffCode,omitempty"`
+	CountryOfOrigin        string        `json:"countryOfOrigin,omitempty"`
 	Quantity               *money.Number `json:"quantity"`
 	UnitCode               string        `json:"unitCode"`
 	UnitPrice              *money.Number `json:"unitPrice"`

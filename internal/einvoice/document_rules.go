@@ -97,6 +97,8 @@ func checkLineInput(f FieldErrors, path string, l *Line) {
 	for j, c := range l.Classifications {
 		checkCode(f, fmt.Sprintf("%s.classifications.%d", path, j), refdata.Classifications, c, "classifications")
 	}
+	checkCode(f, path+".authorityClassification", refdata.AuthorityClassifications, l.AuthorityClassification, "authority-classifications")
+	checkCode(f, path+".countryOfOrigin", refdata.Countries, l.CountryOfOrigin, "countries")
 	checkCode(f, path+".unitCode", refdata.UnitTypes, l.UnitCode, "unit-types")
 	checkNonNegative(f, path+".quantity", l.Quantity)
 	checkNonNegative(f, path+".unitPrice", l.UnitPrice)

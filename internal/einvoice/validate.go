@@ -2,7 +2,6 @@ package einvoice
 
 import (
 	"fmt"
-	"github.com/einvoice/einvoice/internal/money"
 	"maps"
 	"regexp"
 	"slices"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/einvoice/einvoice/internal/money"
+	"github.com/einvoice/einvoice/internal/refdata"
 )
 
 var decOne = money.Int(1)
@@ -53,6 +55,12 @@ const (
 	maxPrepayRefLen   = 150
 	maxFrequencyLen   = 50
 	maxReasonLen      = 300
+	// The authority's optional trade fields (DECISIONS 13).
+	maxCustomsFormLen = 1000 // Customs Form No. 1, 9 and 2 (K2) references
+	maxFTALen         = 300
+	maxIncotermsLen   = 3
+	maxBillRefLen     = 150
+	maxTariffCodeLen  = 12
 	// IssueWindow is how old an issue time the authority still accepts.
 	IssueWindow = 72 * time.Hour
 )
@@ -160,6 +168,7 @@ func ValidateDocument(in ValidationInput) []Problem {
 	v.parties(in, info)
 	v.header(d, in.Now)
 	v.lines(d)
+	v.authorityClassifications(d, info, in.Referenced)
 	v.notes(d, info, in.Referenced)
 	if !d.AutoCalculate {
 		(&amountChecker{v: v}).check(d)
@@ -332,6 +341,11 @@ func (v *validation) header(d *Document, now time.Time) {
 			v.add("ISSUE_TIME_TOO_OLD", "erpIssuedAt", "is more than 72 hours ago: the authority no longer accepts it; leave it out to issue now")
 		}
 	}
+	v.length(top, "customsFormReference", d.CustomsFormReference, maxCustomsFormLen)
+	v.length(top, "customsForm2Reference", d.CustomsForm2Reference, maxCustomsFormLen)
+	v.length(top, "freeTradeAgreement", d.FreeTradeAgreement, maxFTALen)
+	v.length(top, "incoterms", d.Incoterms, maxIncotermsLen)
+	v.length(top, "billReferenceNumber", d.BillReferenceNumber, maxBillRefLen)
 	v.length(top, "invoiceDiscountDescription", d.InvoiceDiscountDesc, maxDescriptionLen)
 	v.length(top, "invoiceFeeDescription", d.InvoiceFeeDesc, maxDescriptionLen)
 	if p := d.Payment; p != nil {
@@ -371,13 +385,14 @@ func (v *validation) lines(d *Document) {
 	for i := range d.Lines {
 		l := &d.Lines[i]
 		at := lineAt(i)
-		if len(l.Classifications) == 0 {
-			v.add("REQUIRED", at.to("classifications"), "is required: at least one code of GET /api/v1/classifications")
+		if len(l.Classifications) == 0 && l.AuthorityClassification == "" {
+			v.add("REQUIRED", at.to("classifications"), "is required: at least one code of GET /api/v1/classifications (or authorityClassification, a code of GET /api/v1/authority-classifications)")
 		}
 		if blank(l.ProductDescription) {
 			v.add("REQUIRED", at.to("productDescription"), "is required")
 		}
 		v.length(at, "productDescription", l.ProductDescription, maxDescriptionLen)
+		v.length(at, "tariffCode", l.TariffCode, maxTariffCodeLen)
 		if l.Quantity == nil {
 			v.add("REQUIRED", at.to("quantity"), "is required")
 		}
@@ -391,6 +406,63 @@ func (v *validation) lines(d *Document) {
 		}
 		for j := range l.Taxes {
 			v.lineTax(&l.Taxes[j], at.tax(j))
+		}
+	}
+}
+
+// The authority's classification codes reserved for a kind (reference
+// myinvois.md 2.5, 2.6, 3.2).
+const (
+	classConsolidated    = "004" // Consolidated e-Invoice
+	classOthers          = "022" // Others
+	classSelfBilledOther = "036" // Self-billed - Others
+)
+
+// selfBilledClasses are the authority's classification codes for
+// self-billed documents only.
+var selfBilledClasses = map[string]bool{"033": true, "034": true, "035": true, "036": true, "037": true, "045": true}
+
+// authorityClassifications refuses an authorityClassification the
+// authority reserves for another kind (DECISIONS 13), naming the code that
+// fits: a consolidated invoice's lines are 004; 004 is for consolidated
+// invoices and the notes that refer to one of ours; 033-037 and 045 are for
+// self-billed kinds.
+func (v *validation) authorityClassifications(d *Document, info KindInfo, ours map[string][]*Document) {
+	consolidatedNote := -1 // unknown until a line needs it
+	for i := range d.Lines {
+		c := d.Lines[i].AuthorityClassification
+		if c == "" {
+			continue
+		}
+		name, known := refdata.AuthorityClassifications.Name(c)
+		if !known {
+			continue // the input rules name it
+		}
+		at := lineAt(i).to("authorityClassification")
+		switch {
+		case info.Consolidated:
+			if c != classConsolidated {
+				v.add("CLASSIFICATION_WRONG_KIND", at, fmt.Sprintf("%s (%s) is not for a consolidated invoice: its lines are classified %s (Consolidated e-Invoice); use %s or leave authorityClassification out", c, name, classConsolidated, classConsolidated))
+			}
+		case c == classConsolidated:
+			if info.Note {
+				if consolidatedNote < 0 {
+					consolidatedNote = 0
+					if refersToConsolidated(d, ours) {
+						consolidatedNote = 1
+					}
+				}
+				if consolidatedNote == 1 {
+					continue
+				}
+			}
+			fit, fitName := classOthers, "Others"
+			if info.SelfBilled {
+				fit, fitName = classSelfBilledOther, "Self-billed - Others"
+			}
+			v.add("CLASSIFICATION_WRONG_KIND", at, fmt.Sprintf("%s (%s) is only for consolidated invoices and the notes that refer to one of ours: on this %s use %s (%s) or the code of what the line sells", c, name, kindNoun(d.Kind), fit, fitName))
+		case selfBilledClasses[c] && !info.SelfBilled:
+			v.add("CLASSIFICATION_WRONG_KIND", at, fmt.Sprintf("%s (%s) is only for self-billed documents (types 11-14): on this %s use %s (Others) or the code of what the line sells, or issue it as a self-billed document", c, name, kindNoun(d.Kind), classOthers))
 		}
 	}
 }

@@ -725,6 +725,7 @@ func TestValidateRulesCovered(t *testing.T) {
 	}
 	collect(vtRuleCases())
 	collect(vtAmountCases())
+	collect(vtAuthorityCases())
 	for rule := range emitted {
 		if !shown[rule] {
 			t.Errorf("rule %s has no failing case", rule)

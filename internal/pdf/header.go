@@ -40,7 +40,8 @@ func (r *renderer) headerRows() []row {
 }
 
 // detailFields are the document number, issue time, type, currency, rate,
-// billing period and status.
+// billing period, the trade references (customs forms, free trade
+// agreement, Incoterms, bill reference) and status.
 func (r *renderer) detailFields() []field {
 	d := r.doc
 	issuedLabel, issued := "Created", formatTime(d.CreatedAt)
@@ -79,6 +80,17 @@ func (r *renderer) detailFields() []field {
 			period = joinNonEmpty(" · ", period, f)
 		}
 		fields = append(fields, field{"Billing period", orDash(period)})
+	}
+	for _, f := range []field{
+		{"Customs Form 1/9", d.CustomsFormReference},
+		{"Customs Form 2 (K2)", d.CustomsForm2Reference},
+		{"Free trade agreement", d.FreeTradeAgreement},
+		{"Incoterms", d.Incoterms},
+		{"Bill reference", d.BillReferenceNumber},
+	} {
+		if strings.TrimSpace(f.value) != "" {
+			fields = append(fields, f)
+		}
 	}
 	if d.Status != "" {
 		fields = append(fields, field{"Status", string(d.Status)})

@@ -169,11 +169,24 @@ func (r *renderer) lineCells(i int, l *einvoice.Line) [][]cellLine {
 			put(1, name, cellNote)
 		}
 	}
-	if len(l.Classifications) == 0 {
+	if c := l.AuthorityClassification; c != "" {
+		put(1, c, cellSt)
+		put(1, "(authority)", cellNote)
+	}
+	if len(l.Classifications) == 0 && l.AuthorityClassification == "" {
 		put(1, dash, cellSt)
 	}
 
 	put(2, orDash(l.ProductDescription), cellSt)
+	if c := l.AuthorityClassification; c != "" {
+		put(2, "Authority classification: "+c+" "+codeName(refdata.AuthorityClassifications, c), cellNote)
+	}
+	if s := strings.TrimSpace(l.TariffCode); s != "" {
+		put(2, "Tariff code (PTC): "+s, cellNote)
+	}
+	if c := strings.TrimSpace(l.CountryOfOrigin); c != "" {
+		put(2, "Country of origin: "+codeName(refdata.Countries, c)+" ("+c+")", cellNote)
+	}
 	if s := strings.TrimSpace(l.DiscountDescription); s != "" {
 		put(2, "Discount: "+s, cellNote)
 	}

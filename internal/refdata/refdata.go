@@ -1,13 +1,15 @@
-// Package refdata holds the eight reference code lists that the API serves
-// at /api/v1/{name}: states, countries, classifications, unit types, tax
-// types, currencies, payment modes and id types (see DECISIONS.md, section 7).
+// Package refdata holds the reference code lists that the API serves at
+// /api/v1/{name}: states, countries, classifications, unit types, tax types,
+// currencies, payment modes and id types (see DECISIONS.md, section 7), and
+// the authority's own classification codes (section 13).
 //
 // Two kinds of list live here:
 //
 //   - Lists the API spec gives in full (classifications, tax types, payment
 //     modes, id types) and the short state list are written by hand in this
 //     file, with the spec's codes and names (states carry the authority's
-//     names).
+//     names), and so is the authority's short classification table (45
+//     codes, its names with their stray trailing spaces trimmed).
 //   - The long lists (countries, currencies, unit types) are generated into
 //     zz_generated.go from maintained sources by the program in gen/, run with
 //     `go generate ./internal/refdata/`. gen/main.go lists every deliberate
@@ -87,7 +89,7 @@ func (l *List) Len() int {
 	return len(l.entries)
 }
 
-// The eight lists served by the API. Each is also reachable by its endpoint
+// The lists served by the API. Each is also reachable by its endpoint
 // name through ByEndpoint.
 var (
 	// States are Malaysia's state codes 01-17 (CountrySubentityCode), with
@@ -123,6 +125,13 @@ var (
 
 	// IDTypes are the spec's party identification schemes (schemeID).
 	IDTypes = newList(idTypeEntries)
+
+	// AuthorityClassifications are the authority's own classification
+	// codes 001-045 (ItemClassificationCode listID "CLASS"), with its names
+	// (DECISIONS section 13). An invoice line may carry one of them, which
+	// the UBL writer then writes instead of the mapping of the line's
+	// classifications.
+	AuthorityClassifications = newList(authorityClassificationEntries)
 )
 
 // endpoints holds the endpoint names in the stable order Endpoints returns.
@@ -135,6 +144,7 @@ var endpoints = []string{
 	"currencies",
 	"payment-modes",
 	"id-types",
+	"authority-classifications",
 }
 
 var byEndpoint = map[string]*List{
@@ -146,20 +156,24 @@ var byEndpoint = map[string]*List{
 	"currencies":      Currencies,
 	"payment-modes":   PaymentModes,
 	"id-types":        IDTypes,
+
+	"authority-classifications": AuthorityClassifications,
 }
 
 // ByEndpoint returns the list served at /api/v1/{name}, where name is one of
 // "states", "countries", "classifications", "unit-types", "tax-types",
-// "currencies", "payment-modes" and "id-types". It returns nil and false for
-// any other name (matching is exact and case-sensitive).
+// "currencies", "payment-modes", "id-types" and "authority-classifications".
+// It returns nil and false for any other name (matching is exact and
+// case-sensitive).
 func ByEndpoint(name string) (*List, bool) {
 	l, ok := byEndpoint[name]
 	return l, ok
 }
 
-// Endpoints returns the eight endpoint names accepted by ByEndpoint, in a
+// Endpoints returns the nine endpoint names accepted by ByEndpoint, in a
 // stable order (states, countries, classifications, unit-types, tax-types,
-// currencies, payment-modes, id-types). The caller owns the returned slice.
+// currencies, payment-modes, id-types, authority-classifications). The
+// caller owns the returned slice.
 func Endpoints() []string {
 	return append([]string(nil), endpoints...)
 }
@@ -259,4 +273,55 @@ var idTypeEntries = []Entry{
 	{"NRIC", "National Identity Card Number"},
 	{"PASSPORT", "Passport Number"},
 	{"ARMY", "Military Id Number"},
+}
+
+// authorityClassificationEntries are the authority's classification codes
+// and names (MyInvois ClassificationCodes, reference myinvois.md 3.2), the
+// names trimmed of the table's trailing spaces.
+var authorityClassificationEntries = []Entry{
+	{"001", "Breastfeeding equipment"},
+	{"002", "Child care centres and kindergartens fees"},
+	{"003", "Computer, smartphone or tablet"},
+	{"004", "Consolidated e-Invoice"},
+	{"005", "Construction materials (as specified under Fourth Schedule of the Lembaga Pembangunan Industri Pembinaan Malaysia Act 1994)"},
+	{"006", "Disbursement"},
+	{"007", "Donation"},
+	{"008", "e-Commerce - e-Invoice to buyer / purchaser"},
+	{"009", "e-Commerce - Self-billed e-Invoice to seller, logistics, etc."},
+	{"010", "Education fees"},
+	{"011", "Goods on consignment (Consignor)"},
+	{"012", "Goods on consignment (Consignee)"},
+	{"013", "Gym membership"},
+	{"014", "Insurance - Education and medical benefits"},
+	{"015", "Insurance - Takaful or life insurance"},
+	{"016", "Interest and financing expenses"},
+	{"017", "Internet subscription"},
+	{"018", "Land and building"},
+	{"019", "Medical examination for learning disabilities and early intervention or rehabilitation treatments of learning disabilities"},
+	{"020", "Medical examination or vaccination expenses"},
+	{"021", "Medical expenses for serious diseases"},
+	{"022", "Others"},
+	{"023", "Petroleum operations (as defined in Petroleum (Income Tax) Act 1967)"},
+	{"024", "Private retirement scheme or deferred annuity scheme"},
+	{"025", "Motor vehicle"},
+	{"026", "Subscription of books / journals / magazines / newspapers / other similar publications"},
+	{"027", "Reimbursement"},
+	{"028", "Rental of motor vehicle"},
+	{"029", "EV charging facilities (Installation, rental, sale / purchase or subscription fees)"},
+	{"030", "Repair and maintenance"},
+	{"031", "Research and development"},
+	{"032", "Foreign income"},
+	{"033", "Self-billed - Betting and gaming"},
+	{"034", "Self-billed - Importation of goods"},
+	{"035", "Self-billed - Importation of services"},
+	{"036", "Self-billed - Others"},
+	{"037", "Self-billed - Monetary payment to agents, dealers or distributors"},
+	{"038", "Sports equipment, rental / entry fees for sports facilities, registration in sports competition or sports training fees imposed by associations / sports clubs / companies registered with the Sports Commissioner or Companies Commission of Malaysia and carrying out sports activities as listed under the Sports Development Act 1997"},
+	{"039", "Supporting equipment for disabled person"},
+	{"040", "Voluntary contribution to approved provident fund"},
+	{"041", "Dental examination or treatment"},
+	{"042", "Fertility treatment"},
+	{"043", "Treatment and home care nursing, daycare centres and residential care centers"},
+	{"044", "Vouchers, gift cards, loyalty points, etc"},
+	{"045", "Self-billed - Non-monetary payment to agents, dealers or distributors"},
 }

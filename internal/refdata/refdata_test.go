@@ -20,6 +20,8 @@ func allLists() map[string]*List {
 		"currencies":      Currencies,
 		"payment-modes":   PaymentModes,
 		"id-types":        IDTypes,
+
+		"authority-classifications": AuthorityClassifications,
 	}
 }
 
@@ -180,8 +182,9 @@ func TestStates(t *testing.T) {
 }
 
 // TestAuthorityTables checks that our code sets equal the authority's tables
-// in ../shared/testdata/myinvois-codes (classifications and payment modes are
-// ours and deliberately differ, so they are not compared).
+// in ../shared/testdata/myinvois-codes (our classifications and payment
+// modes are ours and deliberately differ, so they are not compared; the
+// authority's classifications are).
 func TestAuthorityTables(t *testing.T) {
 	dir := authorityDir(t)
 	tests := []struct {
@@ -195,6 +198,7 @@ func TestAuthorityTables(t *testing.T) {
 		{"CountryCodes.json", "Country", Countries, nil, 253},
 		{"CurrencyCodes.json", "Currency", Currencies, nil, 180},
 		{"UnitTypes.json", "Name", UnitTypes, []string{"BOX", "PCE"}, 2162},
+		{"ClassificationCodes.json", "Description", AuthorityClassifications, nil, 45},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -214,6 +218,16 @@ func TestAuthorityTables(t *testing.T) {
 			assertSameCodes(t, got, want)
 		})
 	}
+
+	// The authority's classifications are written by hand with its names
+	// (trimmed): compare those too, in its order.
+	t.Run("ClassificationCodes.json names", func(t *testing.T) {
+		table := readAuthorityTable(t, filepath.Join(dir, "ClassificationCodes.json"), "Description")
+		for i := range table {
+			table[i].Name = strings.TrimSpace(table[i].Name)
+		}
+		assertEntries(t, AuthorityClassifications.Entries(), table)
+	})
 
 	// States are written by hand with the authority's names: compare those too.
 	t.Run("StateCodes.json names", func(t *testing.T) {
@@ -236,6 +250,7 @@ func TestByEndpoint(t *testing.T) {
 		{"currencies", Currencies, true},
 		{"payment-modes", PaymentModes, true},
 		{"id-types", IDTypes, true},
+		{"authority-classifications", AuthorityClassifications, true},
 		{"unknown", nil, false},
 		{"", nil, false},
 		{"States", nil, false},
@@ -252,7 +267,7 @@ func TestByEndpoint(t *testing.T) {
 }
 
 func TestEndpoints(t *testing.T) {
-	want := []string{"states", "countries", "classifications", "unit-types", "tax-types", "currencies", "payment-modes", "id-types"}
+	want := []string{"states", "countries", "classifications", "unit-types", "tax-types", "currencies", "payment-modes", "id-types", "authority-classifications"}
 	got := Endpoints()
 	if !slices.Equal(got, want) {
 		t.Fatalf("Endpoints() = %q, want %q", got, want)
@@ -299,6 +314,10 @@ func TestHasAndName(t *testing.T) {
 		{Classifications, "022", "Digital Products", true},
 		{Classifications, "023", "", false},
 		{Classifications, "", "", false},
+		{AuthorityClassifications, "004", "Consolidated e-Invoice", true},
+		{AuthorityClassifications, "045", "Self-billed - Non-monetary payment to agents, dealers or distributors", true},
+		{AuthorityClassifications, "046", "", false},
+		{AuthorityClassifications, "4", "", false},
 	}
 	for _, tt := range tests {
 		if got := tt.list.Has(tt.code); got != tt.wantOK {

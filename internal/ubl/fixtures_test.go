@@ -225,6 +225,22 @@ func fixtures() []fixture {
 	foreign.CurrencyCode, foreign.ExchangeRate = "USD", num("4.4725")
 	foreign.Payment = &einvoice.Payment{PaymentMode: "04"}
 
+	// An export with the authority's own codes and trade fields
+	// (DECISIONS 13): a tariff code and origin per line, an authority
+	// classification on one, the customs forms, FTA, Incoterms and a bill
+	// reference number.
+	trade := newDoc(einvoice.KindInvoice, "EXP-2026-0005",
+		einvoice.Line{Classifications: []string{"019"}, AuthorityClassification: "003", TariffCode: "8471.30.1000", CountryOfOrigin: "MYS",
+			ProductDescription: "Laptop 14-inch", Quantity: num("20"), UnitCode: "PCE", UnitPrice: num("2899.00"),
+			Taxes: []einvoice.LineTax{{TaxType: "06"}}},
+		einvoice.Line{Classifications: []string{"001"}, TariffCode: "8473.30.9000", CountryOfOrigin: "CHN",
+			ProductDescription: "Laptop batteries", Quantity: num("40"), UnitCode: "PCE", UnitPrice: num("120.00"),
+			Taxes: []einvoice.LineTax{{TaxType: "06"}}},
+	)
+	trade.CustomsFormReference, trade.CustomsForm2Reference = "B12345678912", "E12345678912,E23456789123"
+	trade.FreeTradeAgreement, trade.Incoterms, trade.BillReferenceNumber = "ASEAN-Australia-New Zealand FTA (AANZFTA)", "CIF", "BL-2026-0099"
+	trade.Payment = &einvoice.Payment{PaymentMode: "03", SupplierBankAccountNumber: "1234567890123"}
+
 	profile, hotel := tenantProfile(), hotelProfile()
 	fs := []fixture{
 		{"invoice", "1.1-Invoice-Sample.json", "1.1", invoice, profile, buyer()},
@@ -240,6 +256,7 @@ func fixtures() []fixture {
 		{"self_billed_refund_note", "1.1-Self-Billed-Refund-Sample.json", "1.0",
 			sbNote(einvoice.KindSelfBilledRefundNote, "SBR-2026-0001", "Refund of 2 hours billed twice", "2"), profile, seller()},
 		{"foreign_currency", "1.1-Invoice-ForeignCurrency-Sample.json", "1.1", foreign, hotel, foreignBuyer()},
+		{"trade_invoice", "1.1-Invoice-MultiLineItem-Sample.json", "1.1", trade, profile, buyer()},
 	}
 	for _, f := range fs {
 		einvoice.Calculate(f.doc)

@@ -10,8 +10,12 @@ import (
 	"github.com/einvoice/einvoice/internal/money"
 )
 
-// listClassCode is the listID of the authority's classification codes.
-const listClassCode = "CLASS"
+// listClassCode is the listID of the authority's classification codes,
+// listTariffCode that of product tariff codes.
+const (
+	listClassCode  = "CLASS"
+	listTariffCode = "PTC"
+)
 
 // defaultUnit is written as the unit of a tourism tax's BaseUnitMeasure
 // (the schema requires one) when the line has no unit: "one", as in the
@@ -53,8 +57,9 @@ func (b *builder) line(p string, n int, l *einvoice.Line) InvoiceLine {
 		AllowanceCharge:     b.lineAllowanceCharges(l),
 		TaxTotal:            b.lineTaxTotal(p, l, unit),
 		Item: []Item{{
-			CommodityClassification: b.classifications(l.Classifications),
+			CommodityClassification: b.classifications(l),
 			Description:             text(l.ProductDescription),
+			OriginCountry:           originCountry(l.CountryOfOrigin),
 		}},
 		Price:              price,
 		ItemPriceExtension: []PriceExtension{{Amount: b.required(p+"subtotal", l.Subtotal)}},
@@ -120,25 +125,43 @@ func (b *builder) lineTaxTotal(p string, l *einvoice.Line, unit string) []TaxTot
 	return []TaxTotal{t}
 }
 
-// classifications writes the line's classifications as the authority's
-// codes (listID "CLASS"), each once; on a consolidated invoice, 004 only.
-func (b *builder) classifications(ours []string) []CommodityClassification {
-	if b.info.Consolidated {
-		return []CommodityClassification{classification(ClassificationConsolidated)}
+// classifications writes the line's tariff code (listID "PTC") first, as
+// the samples do, then its classifications as the authority's codes
+// (listID "CLASS"), each once: the line's authorityClassification when it
+// has one, else the mapping of its classifications; on a consolidated
+// invoice, 004 only.
+func (b *builder) classifications(l *einvoice.Line) []CommodityClassification {
+	var out []CommodityClassification
+	if l.TariffCode != "" {
+		out = append(out, classification(l.TariffCode, listTariffCode))
 	}
-	codes := make([]string, 0, len(ours))
-	for _, c := range ours {
+	switch {
+	case b.info.Consolidated:
+		return append(out, classification(ClassificationConsolidated, listClassCode))
+	case l.AuthorityClassification != "":
+		return append(out, classification(l.AuthorityClassification, listClassCode))
+	}
+	codes := make([]string, 0, len(l.Classifications))
+	for _, c := range l.Classifications {
 		if a := AuthorityClassification(c); !slices.Contains(codes, a) {
 			codes = append(codes, a)
 		}
 	}
-	out := make([]CommodityClassification, len(codes))
-	for i, c := range codes {
-		out[i] = classification(c)
+	for _, c := range codes {
+		out = append(out, classification(c, listClassCode))
 	}
 	return out
 }
 
-func classification(c string) CommodityClassification {
-	return CommodityClassification{ItemClassificationCode: []Code{{Value: c, ListID: listClassCode}}}
+func classification(c, list string) CommodityClassification {
+	return CommodityClassification{ItemClassificationCode: []Code{{Value: c, ListID: list}}}
+}
+
+// originCountry writes the line's country of origin as the samples do
+// (Item/OriginCountry/IdentificationCode, no list attributes).
+func originCountry(c string) []Country {
+	if c == "" {
+		return nil
+	}
+	return []Country{{IdentificationCode: code(c)}}
 }

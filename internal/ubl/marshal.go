@@ -171,13 +171,14 @@ func (b *builder) header(in Input) InvoiceBody {
 	}
 	at := in.IssuedAt.UTC()
 	body := InvoiceBody{
-		ID:                   ident(d.InvoiceSerialNumber, ""),
-		IssueDate:            text(at.Format(time.DateOnly)),
-		IssueTime:            text(at.Format("15:04:05Z")),
-		InvoiceTypeCode:      []Code{{Value: typeCode, ListVersionID: in.Version}},
-		DocumentCurrencyCode: code(b.cur),
-		InvoicePeriod:        period(d.InvoicePeriod),
-		BillingReference:     billingReferences(d),
+		ID:                          ident(d.InvoiceSerialNumber, ""),
+		IssueDate:                   text(at.Format(time.DateOnly)),
+		IssueTime:                   text(at.Format("15:04:05Z")),
+		InvoiceTypeCode:             []Code{{Value: typeCode, ListVersionID: in.Version}},
+		DocumentCurrencyCode:        code(b.cur),
+		InvoicePeriod:               period(d.InvoicePeriod),
+		BillingReference:            billingReferences(d),
+		AdditionalDocumentReference: additionalReferences(d),
 	}
 	if b.foreign {
 		body.TaxCurrencyCode = code(currencyMYR)
@@ -214,6 +215,43 @@ func billingReferences(d *einvoice.Document) []BillingReference {
 			ID:   ident(id, ""),
 			UUID: optIdent(uuid),
 		}}})
+	}
+	if d.BillReferenceNumber != "" {
+		// The bill reference number, after the originals as in the notes'
+		// samples (BillingReference/AdditionalDocumentReference/ID).
+		refs = append(refs, BillingReference{AdditionalDocumentReference: []DocumentReference{{ID: ident(d.BillReferenceNumber, "")}}})
+	}
+	return refs
+}
+
+// The DocumentType of the trade references, and the ID of the free trade
+// agreement's (reference myinvois.md 2.3).
+const (
+	docTypeCustomsImport = "CustomsImportForm"
+	docTypeFTA           = "FreeTradeAgreement"
+	docTypeK2            = "K2"
+	ftaID                = "FTA"
+)
+
+// additionalReferences writes the document's trade references as the
+// samples carry them, in their order: the Customs Form No. 1 or 9
+// (DocumentType CustomsImportForm), the free trade agreement (ID FTA,
+// DocumentType FreeTradeAgreement, the agreement in DocumentDescription),
+// the Customs Form No. 2 (DocumentType K2), and the Incoterms (an ID
+// alone).
+func additionalReferences(d *einvoice.Document) []DocumentReference {
+	var refs []DocumentReference
+	if d.CustomsFormReference != "" {
+		refs = append(refs, DocumentReference{ID: ident(d.CustomsFormReference, ""), DocumentType: text(docTypeCustomsImport)})
+	}
+	if d.FreeTradeAgreement != "" {
+		refs = append(refs, DocumentReference{ID: ident(ftaID, ""), DocumentType: text(docTypeFTA), DocumentDescription: text(d.FreeTradeAgreement)})
+	}
+	if d.CustomsForm2Reference != "" {
+		refs = append(refs, DocumentReference{ID: ident(d.CustomsForm2Reference, ""), DocumentType: text(docTypeK2)})
+	}
+	if d.Incoterms != "" {
+		refs = append(refs, DocumentReference{ID: ident(d.Incoterms, "")})
 	}
 	return refs
 }
