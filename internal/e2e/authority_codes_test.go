@@ -128,7 +128,7 @@ func TestAuthorityCodesFields(t *testing.T) {
 			t.Errorf("update of the read document = %+v", upd)
 		}
 
-		wantPassedDoc(t, c, "trade invoice", id)
+		wantValidationPassed(t, c, "trade invoice", id)
 		sub, err := c.Documents.Submit(ctx, id)
 		want200(t, must(t, sub, err))
 		wantValidStatus(t, "trade invoice", waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second))
@@ -196,7 +196,7 @@ func TestAuthorityCodesRefused(t *testing.T) {
 		doc.Incoterms, doc.Lines[0].TariffCode = "CIFF", "9800.00.00101"
 		upd, err := c.Documents.Update(ctx, doc.ID, doc)
 		must(t, upd, err)
-		wantFailedDoc(t, c, "too long", doc.ID, problem{"TOO_LONG", "incoterms"}, problem{"TOO_LONG", "invoiceLines.0.tariffCode"})
+		wantValidationFailed(t, c, "too long", doc.ID, problem{"TOO_LONG", "incoterms"}, problem{"TOO_LONG", "invoiceLines.0.tariffCode"})
 
 		// Codes reserved for another kind.
 		const at = "invoiceLines.0.authorityClassification"
@@ -224,7 +224,7 @@ func TestAuthorityCodesRefused(t *testing.T) {
 			c0.doc.Lines[0].AuthorityClassification = c0.code
 			d, err := c.Documents.Create(ctx, c0.doc)
 			id := must(t, d, err).ID
-			res := wantFailedDoc(t, c, c0.what, id, problem{"CLASSIFICATION_WRONG_KIND", at})
+			res := wantValidationFailed(t, c, c0.what, id, problem{"CLASSIFICATION_WRONG_KIND", at})
 			if len(res.Problems) == 1 && !strings.Contains(res.Problems[0].Message, c0.fits) {
 				t.Errorf("%s: message %q does not say %q", c0.what, res.Problems[0].Message, c0.fits)
 			}
@@ -234,6 +234,6 @@ func TestAuthorityCodesRefused(t *testing.T) {
 		sb.OnBehalfSellerID, sb.Type = seller, client.TypeSelfBilledInvoice
 		sb.Lines[0].AuthorityClassification = "034"
 		d, err = c.Documents.Create(ctx, sb)
-		wantPassedDoc(t, c, "034 on a self-billed invoice", must(t, d, err).ID)
+		wantValidationPassed(t, c, "034 on a self-billed invoice", must(t, d, err).ID)
 	})
 }
