@@ -1551,8 +1551,15 @@ var secURLWords = map[string]bool{"url": true, "uri": true, "urls": true, "link"
 
 var secWordRE = regexp.MustCompile(`[A-Z]?[a-z0-9]+|[A-Z]+(?:[a-z0-9]+)?`)
 
+// secNotURL are the names with such a word that hold no URL, each checked
+// against a closed list (countryOfOrigin: a code of GET /countries).
+var secNotURL = map[string]bool{"countryOfOrigin": true}
+
 // secURLish tells a name (camelCase or snake_case) with a word of secURLWords.
 func secURLish(name string) bool {
+	if secNotURL[name] {
+		return false
+	}
 	for _, w := range secWordRE.FindAllString(name, -1) {
 		if secURLWords[strings.ToLower(w)] {
 			return true

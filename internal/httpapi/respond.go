@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -76,9 +77,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body = []byte(`{"success":false,"message":"Internal server error.","error_code":"INTERNAL_ERROR"}`)
 	}
+	body = append(body, '\n')
 	w.Header().Set("Content-Type", "application/json")
+	// The length, so that the answer is not chunked and a client can read
+	// it into one buffer.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }
 
 // ok writes a success envelope.
