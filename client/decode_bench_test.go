@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +38,7 @@ func BenchmarkList(b *testing.B) {
 	body := listPage()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body))) // as the service sends it
 		_, _ = io.WriteString(w, body)
 	}))
 	defer srv.Close()
