@@ -45,6 +45,22 @@ type AuthoritySettings struct {
 	HasClientSecret       bool   `json:"hasClientSecret"`
 	HasSigningCertificate bool   `json:"hasSigningCertificate"`
 	HasPKCS12             bool   `json:"hasPkcs12"`
+	// Certificate is the signing certificate in use, nil when there is
+	// none.
+	Certificate *CertificateInfo `json:"certificate,omitempty"`
+}
+
+// CertificateInfo is what the service shows of the signing certificate.
+type CertificateInfo struct {
+	Subject           string    `json:"subject"`
+	Issuer            string    `json:"issuer"`
+	SerialNumber      string    `json:"serialNumber"` // decimal
+	NotBefore         time.Time `json:"notBefore"`
+	NotAfter          time.Time `json:"notAfter"`
+	FingerprintSHA256 string    `json:"fingerprintSha256"` // lower-case hex
+	// Warnings say what keeps it from signing now (expired, another
+	// TIN...), and "expires in N days" from 30 days before its expiry.
+	Warnings []string `json:"warnings"`
 }
 
 // AuthorityUpdate sets the tax-authority settings. The secrets are
