@@ -101,3 +101,50 @@ func TestCertificatesChecked(t *testing.T) {
 		}
 	})
 }
+
+// TestProfileCheck: the go-live check passes for the demo tenant against
+// the built-in sandbox, without a certificate (the certificate steps
+// skipped) and with one; and fails, naming the certificate step, once the
+// stored certificate no longer carries the profile's TIN.
+func TestProfileCheck(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
+		_, c := startLifecycleAPI(t, dsn)
+		steps := func(pc *client.ProfileCheck) string {
+			var b strings.Builder
+			for _, s := range pc.Steps {
+				b.WriteString(s.Name + ":" + s.Status + " ")
+			}
+			return strings.TrimSpace(b.String())
+		}
+		pc, err := c.Profile.Check(ctx)
+		if got := steps(must(t, pc, err)); !pc.Passed || pc.Environment != "sandbox" || got != "login:passed tin:passed certificate:skipped signature:skipped" {
+			t.Errorf("check without a certificate: %+v", pc)
+		}
+
+		cur, err := c.Profile.Get(ctx)
+		must(t, cur, err)
+		prof := profileOf(t, sampleProfile())
+		cert, key := testcert.New(t, prof.Name, prof.TIN)
+		au := &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer", ClientID: cur.Authority.ClientID, CertificatePEM: cert, PrivateKeyPEM: key}
+		p, err := c.Profile.Update(ctx, prof, au)
+		must(t, p, err)
+		pc, err = c.Profile.Check(ctx)
+		if got := steps(must(t, pc, err)); !pc.Passed || got != "login:passed tin:passed certificate:passed signature:passed" {
+			t.Errorf("check with a certificate: %+v", pc)
+		}
+
+		// The profile's TIN changes; the stored certificate stays, and no
+		// longer fits.
+		prof.TIN = "C20880050010"
+		p, err = c.Profile.Update(ctx, prof, nil)
+		if w := must(t, p, err).Authority.Certificate; w == nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "not to C20880050010") {
+			t.Errorf("the certificate of another TIN shown as %+v", w)
+		}
+		pc, err = c.Profile.Check(ctx)
+		if must(t, pc, err).Passed || len(pc.Failed()) != 1 || pc.Failed()[0].Name != client.CheckCertificate ||
+			!strings.Contains(pc.Failed()[0].Detail, "C20880050010") || pc.Failed()[0].Action == "" {
+			t.Errorf("check with the certificate of another TIN: %+v", pc)
+		}
+	})
+}

@@ -128,3 +128,14 @@ func (s *Server) certificateJSON(t *einvoice.Tenant) *certificateJSON {
 		FingerprintSHA256: c.FingerprintSHA256, Warnings: c.Warnings,
 	}
 }
+
+// checkProfile is GET /profile/check: the go-live check, its result 200
+// whether or not it passed.
+func (s *Server) checkProfile(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	res, err := s.svc.CheckProfile(r.Context(), k.TenantID)
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, res)
+	return nil
+}
