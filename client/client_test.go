@@ -395,7 +395,7 @@ func TestOperations(t *testing.T) {
 		"createRefundNote": "Documents.Create", "createConsolidatedInvoice": "Documents.Create",
 		"createSelfBilledInvoice": "Documents.Create", "createSelfBilledCreditNote": "Documents.Create",
 		"createSelfBilledDebitNote": "Documents.Create", "createSelfBilledRefundNote": "Documents.Create",
-		"getProfile": "Profile.Get", "updateProfile": "Profile.Update",
+		"getProfile": "Profile.Get", "updateProfile": "Profile.Update", "checkProfile": "Profile.Check",
 		"listStates": "Codes.States", "listCountries": "Codes.Countries", "listClassifications": "Codes.Classifications",
 		"listUnitTypes": "Codes.UnitTypes", "listTaxTypes": "Codes.TaxTypes", "listCurrencies": "Codes.Currencies",
 		"listPaymentModes": "Codes.PaymentModes", "listIdTypes": "Codes.IDTypes",

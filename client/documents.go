@@ -236,6 +236,9 @@ type AuthorityError struct {
 	Target       string           `json:"target,omitempty"`
 	PropertyPath string           `json:"propertyPath,omitempty"`
 	Details      []AuthorityError `json:"details,omitempty"`
+	// Hint says what Code means and what to check, in one sentence, for
+	// the authority's signature codes (DS3xx); empty for other codes.
+	Hint string `json:"hint,omitempty"`
 }
 
 // RejectionRequest is a buyer's request to reject a Valid document: the

@@ -45,6 +45,22 @@ type AuthoritySettings struct {
 	HasClientSecret       bool   `json:"hasClientSecret"`
 	HasSigningCertificate bool   `json:"hasSigningCertificate"`
 	HasPKCS12             bool   `json:"hasPkcs12"`
+	// Certificate is the signing certificate in use, nil when there is
+	// none.
+	Certificate *CertificateInfo `json:"certificate,omitempty"`
+}
+
+// CertificateInfo is what the service shows of the signing certificate.
+type CertificateInfo struct {
+	Subject           string    `json:"subject"`
+	Issuer            string    `json:"issuer"`
+	SerialNumber      string    `json:"serialNumber"` // decimal
+	NotBefore         time.Time `json:"notBefore"`
+	NotAfter          time.Time `json:"notAfter"`
+	FingerprintSHA256 string    `json:"fingerprintSha256"` // lower-case hex
+	// Warnings say what keeps it from signing now (expired, another
+	// TIN...), and "expires in N days" from 30 days before its expiry.
+	Warnings []string `json:"warnings"`
 }
 
 // AuthorityUpdate sets the tax-authority settings. The secrets are
@@ -94,6 +110,58 @@ func (s *ProfileService) Update(ctx context.Context, p *Profile, auth *Authority
 		p.BusinessActivityDescription, p.Address, p.Contact, auth}
 	var out Profile
 	if _, err := s.c.call(ctx, http.MethodPut, "/api/v1/profile", nil, body, &out, nil); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// The steps of the go-live check (ProfileCheck), and their outcomes.
+const (
+	CheckLogin       = "login"
+	CheckTIN         = "tin"
+	CheckCertificate = "certificate"
+	CheckSignature   = "signature"
+
+	CheckPassed  = "passed"
+	CheckFailed  = "failed"
+	CheckSkipped = "skipped"
+)
+
+// ProfileCheck is the result of the go-live check.
+type ProfileCheck struct {
+	// Passed: no step failed (skipped steps do not count).
+	Passed      bool        `json:"passed"`
+	Environment string      `json:"environment"`
+	Steps       []CheckStep `json:"steps"`
+}
+
+// CheckStep is one step of the go-live check: its Name (CheckLogin...),
+// Status (CheckPassed, CheckFailed or CheckSkipped), what it found, and
+// what to do when it did not pass.
+type CheckStep struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Action string `json:"action,omitempty"`
+}
+
+// Failed returns the steps that failed.
+func (c *ProfileCheck) Failed() []CheckStep {
+	var out []CheckStep
+	for _, s := range c.Steps {
+		if s.Status == CheckFailed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Check runs the go-live check: login to the tenant's environment, its TIN
+// with its id at the authority, its signing certificate, and a test
+// signature. A failed check is a result (Passed false), not an error.
+func (s *ProfileService) Check(ctx context.Context) (*ProfileCheck, error) {
+	var out ProfileCheck
+	if _, err := s.c.call(ctx, http.MethodGet, "/api/v1/profile/check", nil, nil, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -55,6 +55,7 @@ Usage:
   einvoice key create --tenant ID [--read-only]                       print the new API key (shown once)
   einvoice key list --tenant ID
   einvoice key revoke KEY_ID                                          KEY_ID as einvoice key list shows it
+  einvoice check --tenant ID                                          the go-live check (login, TIN, certificate, signature)
   einvoice sandbox [--addr :9090] [--db sandbox.db] [--sandbox-delay 2s]    run the tax-authority sandbox alone
   einvoice version
 
@@ -105,6 +106,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 			return commandError(fmt.Sprintf("%s: name the command first: einvoice %s %s", cmd, cmd, strings.Join(adminCommands(cmd), "|")))
 		}
 		return m.admin(ctx, cfg, cmd+" "+rest[0], rest[1:])
+	case "check":
+		return m.check(ctx, cfg, rest)
 	case "version":
 		if _, err := m.newFlagSet("version", "einvoice version").parse(rest); err != nil {
 			return err

@@ -575,7 +575,7 @@ func TestSubmitSigned(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
 		_, c := startLifecycleAPI(t, dsn)
-		cert, key := testcert.New(t, "Supplier's Name")
+		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
 		cur, err := c.Profile.Get(ctx)
 		must(t, cur, err)
 		p, err := c.Profile.Update(ctx, profileOf(t, sampleProfile()), &client.AuthorityUpdate{Environment: "sandbox",

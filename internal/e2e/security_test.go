@@ -775,7 +775,7 @@ func TestSecurityAuthentication(t *testing.T) {
 		f := newSecFixture(t, dsn, "--key-cache-ttl", "0", "--log-level", "debug")
 		ctx := t.Context()
 		const clientSecret = "sec-client-secret-5b1f0c9e"
-		cert, key := testcert.New(t, "Supplier's Name")
+		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
 		prof, err := f.api.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer",
 			ClientID: "sec-client-1", ClientSecret: clientSecret, CertificatePEM: cert, PrivateKeyPEM: key})
 		if au := must(t, prof, err).Authority; au.ClientID != "sec-client-1" || !au.HasClientSecret || !au.HasSigningCertificate {
@@ -1181,7 +1181,7 @@ func TestSecurityPropertyLevel(t *testing.T) {
 		// ignored; secrets are write-only.
 		cur := a.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
 		const clientSecret = "sec-profile-secret-77c1"
-		cert, key := testcert.New(t, "Supplier's Name")
+		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
 		prof := sampleProfile()
 		prof["id"], prof["isReady"], prof["readinessErrors"] = forged, false, map[string]any{"name": []any{"forged"}}
 		prof["createdAt"], prof["updatedAt"] = longAgo, longAgo

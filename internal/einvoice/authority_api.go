@@ -34,6 +34,9 @@ type AuthorityAPI interface {
 	// CancelDocument cancels a Valid document (issuer only, within 72 hours
 	// of its validation).
 	CancelDocument(ctx context.Context, c Credentials, uuid, reason string) error
+	// Login logs in with c (or finds its token cached): nil when the
+	// authority accepts the credentials; ErrLogin in the chain otherwise.
+	Login(ctx context.Context, c Credentials) error
 	// ValidateTIN reports whether the authority knows the TIN with that id
 	// (false, nil for "not found").
 	ValidateTIN(ctx context.Context, c Credentials, tin, idType, idValue string) (bool, error)

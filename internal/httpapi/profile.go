@@ -51,9 +51,23 @@ type authorityJSON struct {
 	HasClientSecret       bool   `json:"hasClientSecret"`
 	HasSigningCertificate bool   `json:"hasSigningCertificate"`
 	HasPKCS12             bool   `json:"hasPkcs12"`
+	// Certificate is the signing certificate in use (PKCS#12's when both
+	// are stored), omitted when there is none.
+	Certificate *certificateJSON `json:"certificate,omitempty"`
 }
 
-func renderProfile(t *einvoice.Tenant) profileJSON {
+// certificateJSON is what the tenant sees of its signing certificate.
+type certificateJSON struct {
+	Subject           string    `json:"subject"`
+	Issuer            string    `json:"issuer"`
+	SerialNumber      string    `json:"serialNumber"`
+	NotBefore         time.Time `json:"notBefore"`
+	NotAfter          time.Time `json:"notAfter"`
+	FingerprintSHA256 string    `json:"fingerprintSha256"`
+	Warnings          []string  `json:"warnings"`
+}
+
+func (s *Server) renderProfile(t *einvoice.Tenant) profileJSON {
 	problems := einvoice.ProfileReadiness(&t.Profile)
 	a := t.Authority
 	return profileJSON{
@@ -61,7 +75,7 @@ func renderProfile(t *einvoice.Tenant) profileJSON {
 		Authority: authorityJSON{
 			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, ClientID: a.ClientID,
 			HasClientSecret: a.ClientSecret != "", HasSigningCertificate: a.CertificatePEM != "" && a.PrivateKeyPEM != "",
-			HasPKCS12: len(a.PKCS12) > 0,
+			HasPKCS12: len(a.PKCS12) > 0, Certificate: s.certificateJSON(t),
 		},
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
@@ -72,7 +86,7 @@ func (s *Server) getProfile(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err != nil {
 		return err
 	}
-	ok(w, http.StatusOK, renderProfile(t))
+	ok(w, http.StatusOK, s.renderProfile(t))
 	return nil
 }
 
@@ -100,6 +114,28 @@ func (s *Server) putProfile(w http.ResponseWriter, r *http.Request, k *einvoice.
 	if err != nil {
 		return err
 	}
-	ok(w, http.StatusOK, renderProfile(t))
+	ok(w, http.StatusOK, s.renderProfile(t))
+	return nil
+}
+
+func (s *Server) certificateJSON(t *einvoice.Tenant) *certificateJSON {
+	c := s.svc.Certificate(t)
+	if c == nil {
+		return nil
+	}
+	return &certificateJSON{
+		Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter,
+		FingerprintSHA256: c.FingerprintSHA256, Warnings: c.Warnings,
+	}
+}
+
+// checkProfile is GET /profile/check: the go-live check, its result 200
+// whether or not it passed.
+func (s *Server) checkProfile(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	res, err := s.svc.CheckProfile(r.Context(), k.TenantID)
+	if err != nil {
+		return err
+	}
+	ok(w, http.StatusOK, res)
 	return nil
 }

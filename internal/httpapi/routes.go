@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	// Tenant profile.
 	s.api("GET /api/v1/profile", read, s.getProfile)
 	s.api("PUT /api/v1/profile", write, s.putProfile)
+	s.api("GET /api/v1/profile/check", read, s.checkProfile)
 
 	// Buyers and on-behalf sellers.
 	for _, p := range []struct {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -57,10 +58,17 @@ func (s *Server) submitDocument(w http.ResponseWriter, r *http.Request, k *einvo
 	}
 	switch {
 	case out.Rejected:
-		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the document; it is now Invalid. Correct it, validate it and submit it again.")
+		msg := "The tax authority refused the document; it is now Invalid. Correct it, validate it and submit it again."
+		var errs []einvoice.AuthorityError
 		if d.Authority != nil {
-			e.Authority = d.Authority.Errors
+			errs = d.Authority.Errors
 		}
+		// What the authority's signature codes mean, in words (DS3xx).
+		if hints := einvoice.AuthorityHints(errs); len(hints) > 0 {
+			msg = "The tax authority refused the document; it is now Invalid. " + strings.Join(hints, " ")
+		}
+		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "%s", msg)
+		e.Authority = errs
 		return e
 	case out.Pending:
 		ok(w, http.StatusAccepted, res)

@@ -53,7 +53,7 @@ func TestBuildSigned(t *testing.T) {
 	if b.Version != VersionUnsigned || dsig.Verify(b.UBL) == nil {
 		t.Errorf("without a certificate: version %s, want 1.0 and no signature", b.Version)
 	}
-	tenant.Authority.CertificatePEM, tenant.Authority.PrivateKeyPEM = testcert.New(t, "Hebat Group Sdn. Bhd.")
+	tenant.Authority.CertificatePEM, tenant.Authority.PrivateKeyPEM = testcert.New(t, "Hebat Group Sdn. Bhd.", tenant.Profile.TIN)
 	tenant.UpdatedAt = time.Unix(2, 0)
 	if b, err = m.Build(context.Background(), tenant, d, time.Now()); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestBuildSigned(t *testing.T) {
 func BenchmarkBuildSigned10Lines(b *testing.B) {
 	m := New(Options{NewID: func() string { return "x" }})
 	tenant, d := tenDocument(b, 10)
-	tenant.Authority.CertificatePEM, tenant.Authority.PrivateKeyPEM = testcert.New(b, "Hebat Group Sdn. Bhd.")
+	tenant.Authority.CertificatePEM, tenant.Authority.PrivateKeyPEM = testcert.New(b, "Hebat Group Sdn. Bhd.", tenant.Profile.TIN)
 	now := time.Now()
 	b.ReportAllocs()
 	for b.Loop() {

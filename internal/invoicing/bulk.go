@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -110,6 +111,9 @@ func (s *Service) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 				r.Authority = d.Authority.Errors
 				if len(r.Authority) > 0 {
 					r.Message = "The tax authority refused the document: " + cmp.Or(r.Authority[0].Message, r.Authority[0].Code)
+				}
+				if hints := einvoice.AuthorityHints(r.Authority); len(hints) > 0 {
+					r.Message = strings.TrimSuffix(r.Message, ".") + ". " + strings.Join(hints, " ")
 				}
 			}
 			res.Rejected = append(res.Rejected, r)

@@ -2,9 +2,13 @@ package invoicing
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
@@ -51,7 +55,11 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice
 			a.PKCS12Password = au.PKCS12Password
 		}
 	}
-	if err := einvoice.ValidateProfileInput(&t.Profile, &t.Authority).Err(); err != nil {
+	f := einvoice.ValidateProfileInput(&t.Profile, &t.Authority)
+	if au != nil {
+		s.checkNewCertificate(f, t, au)
+	}
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	t.UpdatedAt = s.now()
@@ -59,4 +67,78 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice
 		return nil, fmt.Errorf("update profile: %w", err)
 	}
 	return t, nil
+}
+
+// checkNewCertificate adds to f what keeps the signing certificate that au
+// brings (PEM, or PKCS#12) from signing t's documents (dsig.CheckCertificate
+// at the service's time, for the signer's TIN), under the field it came in.
+// It checks nothing when au brings no certificate, or when f already finds
+// the certificate or key unreadable.
+func (s *Service) checkNewCertificate(f einvoice.FieldErrors, t *einvoice.Tenant, au *einvoice.Authority) {
+	for path := range f {
+		if strings.HasPrefix(path, "authority.certificatePem") || strings.HasPrefix(path, "authority.privateKeyPem") ||
+			strings.HasPrefix(path, "authority.pkcs12") {
+			return
+		}
+	}
+	a := &t.Authority
+	var (
+		field string
+		cert  *x509.Certificate
+		key   crypto.PrivateKey
+		err   error
+	)
+	switch {
+	case len(au.PKCS12) > 0 || au.PKCS12Password != "":
+		field = "authority.pkcs12Base64"
+		if len(a.PKCS12) == 0 {
+			f.Add(field, "is required with pkcs12Password")
+			return
+		}
+		if cert, key, err = dsig.LoadPKCS12(a.PKCS12, a.PKCS12Password); err != nil {
+			f.Add(field, "cannot be read as a PKCS#12 file with the password given (pkcs12Password): %s", strings.TrimPrefix(err.Error(), "dsig: "))
+			return
+		}
+	case au.CertificatePEM != "" || au.PrivateKeyPEM != "":
+		field = "authority.certificatePem"
+		if cert, key, err = dsig.LoadPEM([]byte(a.CertificatePEM), []byte(a.PrivateKeyPEM)); err != nil {
+			f.Add(field, "cannot be read: %s", strings.TrimPrefix(err.Error(), "dsig: "))
+			return
+		}
+	default:
+		return
+	}
+	for _, p := range dsig.CheckCertificate(cert, key, signerTIN(t), s.now()) {
+		f.Add(field, "%s", p.Message)
+	}
+}
+
+// signerTIN is the TIN the tenant's certificate must carry: the profile's
+// TIN. (In intermediary mode the authority wants the intermediary's own TIN;
+// the profile has no field for it yet, see DECISIONS 3 and 14.)
+func signerTIN(t *einvoice.Tenant) string { return t.Profile.TIN }
+
+// Certificate is what the tenant sees of its signing certificate.
+type Certificate struct {
+	dsig.CertificateSummary
+	// Warnings: what stops it from signing now (expired, another TIN...),
+	// or that it expires within 30 days.
+	Warnings []string
+}
+
+// Certificate returns t's signing certificate as shown, or nil when it has
+// none (or it cannot be read).
+func (s *Service) Certificate(t *einvoice.Tenant) *Certificate {
+	sig, err := s.signer(t)
+	if err != nil || sig == nil {
+		return nil
+	}
+	cert := sig.Certificate()
+	now := s.now()
+	c := &Certificate{CertificateSummary: dsig.Summarize(cert), Warnings: []string{}}
+	for _, p := range dsig.CheckCertificate(cert, nil, signerTIN(t), now) {
+		c.Warnings = append(c.Warnings, p.Message)
+	}
+	c.Warnings = append(c.Warnings, dsig.CertificateWarnings(cert, now)...)
+	return c
 }

@@ -97,6 +97,9 @@ func (a *scripted) CancelDocument(context.Context, einvoice.Credentials, string,
 	return errors.New("unscripted")
 }
 
+// Login accepts every client.
+func (a *scripted) Login(context.Context, einvoice.Credentials) error { return nil }
+
 // ValidateTIN knows every TIN.
 func (a *scripted) ValidateTIN(context.Context, einvoice.Credentials, string, string, string) (bool, error) {
 	return true, nil

@@ -214,3 +214,9 @@ func (c *Client) login(ctx context.Context, cred einvoice.Credentials) (token, e
 	margin := min(refreshMargin, life/2)
 	return token{value: ta.AccessToken, refreshAt: start.Add(life - margin), expiresAt: start.Add(life)}, nil
 }
+
+// Login logs in with cred, or finds its token cached (einvoice.AuthorityAPI).
+func (c *Client) Login(ctx context.Context, cred einvoice.Credentials) error {
+	_, err := c.token(ctx, cred, "login")
+	return err
+}

@@ -1,6 +1,7 @@
 // Package testcert makes signing certificates for tests: self-signed
 // organisation certificates with 2048-bit RSA keys, the size of the tax
-// authority's sample certificate.
+// authority's sample certificate, conforming to the authority's certificate
+// profile unless told otherwise (Options).
 package testcert
 
 import (
@@ -8,25 +9,74 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/pem"
 	"math/big"
 	"testing"
 	"time"
+
+	"software.sslmate.com/src/go-pkcs12"
 )
 
-// New returns a new certificate and its private key, both PEM-encoded.
-func New(t testing.TB, organisation string) (certPEM, keyPEM string) {
+var (
+	oidDocumentSigning        = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 311, 10, 3, 12}
+	oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+)
+
+// Options say what the certificate is, and how it departs from the
+// authority's profile.
+type Options struct {
+	Organisation string // CN and O
+	TIN          string // the organizationIdentifier (2.5.4.97); none when ""
+	// NotBefore and NotAfter default to an hour ago and a year ahead.
+	NotBefore, NotAfter time.Time
+	NoDocumentSigning   bool // leave out the Document Signing extended key usage
+	NoNonRepudiation    bool // leave out the Non-Repudiation key usage
+	Personal            bool // a person's certificate: no O, no organizationIdentifier
+}
+
+// New returns a new certificate for the organisation with the TIN, and its
+// private key, both PEM-encoded: what the authority's profile asks for
+// (organisation name and TIN in the subject, Document Signing, Non-Repudiation),
+// valid from an hour ago for a year.
+func New(t testing.TB, organisation, tin string) (certPEM, keyPEM string) {
+	t.Helper()
+	return Make(t, Options{Organisation: organisation, TIN: tin})
+}
+
+// Make returns a new certificate as o says, and its private key, both
+// PEM-encoded.
+func Make(t testing.TB, o Options) (certPEM, keyPEM string) {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.NotBefore.IsZero() {
+		o.NotBefore = time.Now().Add(-time.Hour)
+	}
+	if o.NotAfter.IsZero() {
+		o.NotAfter = time.Now().Add(365 * 24 * time.Hour)
+	}
+	subject := pkix.Name{CommonName: o.Organisation, Country: []string{"MY"}}
+	if !o.Personal {
+		subject.Organization = []string{o.Organisation}
+		if o.TIN != "" {
+			subject.ExtraNames = []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: o.TIN}}
+		}
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: organisation, Organization: []string{organisation}, Country: []string{"MY"}},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(30 * 24 * time.Hour),
+		Subject:      subject,
+		NotBefore:    o.NotBefore,
+		NotAfter:     o.NotAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+	}
+	if o.NoNonRepudiation {
+		tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	}
+	if !o.NoDocumentSigning {
+		tmpl.UnknownExtKeyUsage = []asn1.ObjectIdentifier{oidDocumentSigning}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
@@ -34,4 +84,28 @@ func New(t testing.TB, organisation string) (certPEM, keyPEM string) {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+}
+
+// PKCS12 returns the PEM certificate and key (as New and Make return them)
+// as a PKCS#12 file protected by password.
+func PKCS12(t testing.TB, certPEM, keyPEM, password string) []byte {
+	t.Helper()
+	cb, _ := pem.Decode([]byte(certPEM))
+	kb, _ := pem.Decode([]byte(keyPEM))
+	if cb == nil || kb == nil {
+		t.Fatal("testcert.PKCS12: not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := x509.ParsePKCS1PrivateKey(kb.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p12, err := pkcs12.Modern.Encode(key, cert, nil, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p12
 }

@@ -1,0 +1,58 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/servetest"
+	"github.com/einvoice/einvoice/internal/testcert"
+	"github.com/einvoice/einvoice/internal/testdb"
+)
+
+// TestCheckCommand: einvoice check passes for a new tenant against the
+// built-in sandbox (run for the check), with a certificate too; with an
+// expired certificate stored it fails (exit status 1), naming the step and
+// saying what to do.
+func TestCheckCommand(t *testing.T) {
+	dsn := testdb.SQLite(t)
+	const tin = "C2584563200"
+	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Check Sdn. Bhd.", "--tin", tin, "--id-value", "202001012345")
+	id = strings.TrimSpace(id)
+	if code != 0 {
+		t.Fatalf("tenant create = %d: %s", code, errOut)
+	}
+	code, out, errOut := servetest.Run(t, dsn, "check", "--tenant", id)
+	if code != 0 || !strings.Contains(out, "login") || !strings.Contains(out, "certificate  skipped") || !strings.HasSuffix(out, "passed\n") {
+		t.Errorf("check without a certificate = %d\n%s%s", code, out, errOut)
+	}
+
+	setCert := func(certPEM, keyPEM string) {
+		store := servetest.Store(t, dsn)
+		ten, err := store.GetTenant(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ten.Authority.CertificatePEM, ten.Authority.PrivateKeyPEM = certPEM, keyPEM
+		ten.UpdatedAt = time.Now()
+		if err := store.UpdateTenant(t.Context(), ten); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCert(testcert.New(t, "Check Sdn. Bhd.", tin))
+	code, out, errOut = servetest.Run(t, dsn, "check", "--tenant", id)
+	if code != 0 || strings.Contains(out, "failed") || !strings.Contains(out, "signature    passed") {
+		t.Errorf("check with a certificate = %d\n%s%s", code, out, errOut)
+	}
+
+	setCert(testcert.Make(t, testcert.Options{Organisation: "Check Sdn. Bhd.", TIN: tin,
+		NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)}))
+	code, out, errOut = servetest.Run(t, dsn, "check", "--tenant", id)
+	if code != 1 || !strings.Contains(out, "certificate  failed") || !strings.Contains(out, "expired on") || !strings.Contains(out, "-> ") ||
+		!strings.Contains(errOut, "the go-live check failed: certificate") {
+		t.Errorf("check with an expired certificate = %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := servetest.Run(t, dsn, "check"); code != 2 || !strings.Contains(errOut, "--tenant is required") {
+		t.Errorf("check without --tenant = %d %s", code, errOut)
+	}
+}
