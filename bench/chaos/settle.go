@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,10 +22,12 @@ func settledCounts(ctx context.Context, c *apiClient) (valid, invalid int, err e
 	for _, base := range c.api.bases {
 		var totals [2]int
 		for k, status := range []string{"Valid", "Invalid"} {
-			// Do, not Documents.List: only the meta is read, and an answer
-			// without it is an error.
+			// Do, not Documents.List: only the meta is read (Do decodes it
+			// when given somewhere to put the data), and an answer without
+			// it is an error.
+			var data json.RawMessage
 			resp, e := c.at(base).Do(ctx, &client.Request{Method: http.MethodGet, Path: "/api/v1/invoices",
-				Query: url.Values{"per_page": {"1"}, "status": {status}}}, nil)
+				Query: url.Values{"per_page": {"1"}, "status": {status}}}, &data)
 			if e == nil && (resp.StatusCode != 200 || resp.Meta == nil) {
 				e = fmt.Errorf("HTTP %d %.200s", resp.StatusCode, resp.Body)
 			}
