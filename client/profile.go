@@ -38,9 +38,12 @@ type AuthoritySettings struct {
 	// Environment is "sandbox" (the built-in authority), "preprod" or
 	// "production"; Mode "taxpayer" or "intermediary" (then OnBehalfOf is
 	// the TIN represented).
-	Environment           string `json:"environment"`
-	Mode                  string `json:"mode"`
-	OnBehalfOf            string `json:"onBehalfOf"`
+	Environment string `json:"environment"`
+	Mode        string `json:"mode"`
+	OnBehalfOf  string `json:"onBehalfOf"`
+	// IntermediaryTIN is the intermediary's own TIN, which its signing
+	// certificate carries (intermediary mode).
+	IntermediaryTIN       string `json:"intermediaryTin,omitempty"`
 	ClientID              string `json:"clientId"`
 	HasClientSecret       bool   `json:"hasClientSecret"`
 	HasSigningCertificate bool   `json:"hasSigningCertificate"`
@@ -67,15 +70,18 @@ type CertificateInfo struct {
 // write-only; the signing certificate is given as PEM (certificate and
 // private key) or as PKCS#12 with its password.
 type AuthorityUpdate struct {
-	Environment    string `json:"environment,omitempty"`
-	Mode           string `json:"mode,omitempty"`
-	OnBehalfOf     string `json:"onBehalfOf,omitempty"`
-	ClientID       string `json:"clientId,omitempty"`
-	ClientSecret   string `json:"clientSecret,omitempty"`
-	CertificatePEM string `json:"certificatePem,omitempty"`
-	PrivateKeyPEM  string `json:"privateKeyPem,omitempty"`
-	PKCS12         []byte `json:"pkcs12Base64,omitempty"`
-	PKCS12Password string `json:"pkcs12Password,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	OnBehalfOf  string `json:"onBehalfOf,omitempty"`
+	// IntermediaryTIN is the intermediary's own TIN (intermediary mode):
+	// the signing certificate must carry it.
+	IntermediaryTIN string `json:"intermediaryTin,omitempty"`
+	ClientID        string `json:"clientId,omitempty"`
+	ClientSecret    string `json:"clientSecret,omitempty"`
+	CertificatePEM  string `json:"certificatePem,omitempty"`
+	PrivateKeyPEM   string `json:"privateKeyPem,omitempty"`
+	PKCS12          []byte `json:"pkcs12Base64,omitempty"`
+	PKCS12Password  string `json:"pkcs12Password,omitempty"`
 }
 
 // ProfileService holds the operations of the tenant's profile.

@@ -99,6 +99,39 @@ func TestCertificatesChecked(t *testing.T) {
 		if got := must(t, p, err).Authority.Certificate; got == nil || len(got.Warnings) != 0 || got.FingerprintSHA256 == crt.FingerprintSHA256 {
 			t.Errorf("certificate shown after a PKCS#12 upload: %+v", got)
 		}
+
+		// An intermediary signs with its own certificate, which carries its
+		// own TIN (authority.intermediaryTin), not the represented
+		// taxpayer's.
+		const interTIN = "C2000000010"
+		inter := func(au client.AuthorityUpdate) (*client.Profile, error) {
+			au.Environment, au.Mode, au.OnBehalfOf, au.ClientID = "sandbox", "intermediary", tin, cur.Authority.ClientID
+			if au.IntermediaryTIN == "" {
+				au.IntermediaryTIN = interTIN
+			}
+			return c.Profile.Update(ctx, prof, &au)
+		}
+		ic, ik := pem(testcert.Options{TIN: interTIN})
+		p, err = inter(client.AuthorityUpdate{PKCS12: testcert.PKCS12(t, ic, ik, "pw"), PKCS12Password: "pw"})
+		if got := must(t, p, err).Authority; got.IntermediaryTIN != interTIN || got.Certificate == nil ||
+			!strings.Contains(got.Certificate.Subject, interTIN) || len(got.Certificate.Warnings) != 0 {
+			t.Errorf("intermediary with its own certificate: %+v %+v", got, got.Certificate)
+		}
+		_, err = inter(client.AuthorityUpdate{PKCS12: testcert.PKCS12(t, good, goodKey, "pw"), PKCS12Password: "pw"})
+		e := wantErr(t, err, 422, client.CodeValidationFailed)
+		if msgs := e.Field("authority.pkcs12Base64"); len(msgs) != 1 || !strings.Contains(msgs[0], "issued to TIN "+tin) {
+			t.Errorf("the taxpayer's certificate for its intermediary: %v, want it refused naming TIN %s", e.Fields, tin)
+		}
+		_, err = inter(client.AuthorityUpdate{IntermediaryTIN: "X12"})
+		if e := wantErr(t, err, 422, client.CodeValidationFailed); e.Field("authority.intermediaryTin") == nil {
+			t.Errorf("a malformed intermediary TIN: %v, want it named", e.Fields)
+		}
+		// Back in taxpayer mode the intermediary's TIN is dropped, and the
+		// intermediary's certificate stored shows that it no longer fits.
+		p, err = update(client.AuthorityUpdate{})
+		if got := must(t, p, err).Authority; got.IntermediaryTIN != "" || got.Certificate == nil || len(got.Certificate.Warnings) == 0 {
+			t.Errorf("taxpayer mode again: %+v %+v", got, got.Certificate)
+		}
 	})
 }
 

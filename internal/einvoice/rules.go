@@ -235,6 +235,11 @@ func ValidateProfileInput(p *Profile, a *Authority) FieldErrors {
 			f.Add("authority.mode", "must be one of taxpayer, intermediary")
 		}
 		checkLen(f, "authority.onBehalfOf", a.OnBehalfOf, 50)
+		if a.IntermediaryTIN != "" {
+			if problem := CheckTIN(a.IntermediaryTIN); problem != "" {
+				f.Add("authority.intermediaryTin", "%s", problem)
+			}
+		}
 		checkLen(f, "authority.clientId", a.ClientID, 200)
 		checkLen(f, "authority.clientSecret", a.ClientSecret, 500)
 		checkSigningMaterial(f, a)

@@ -43,15 +43,18 @@ const (
 // PrivateKeyPEM, PKCS12 and PKCS12Password are secrets: write-only in the
 // API and encrypted at rest by the store.
 type Authority struct {
-	Environment    string
-	Mode           string
-	OnBehalfOf     string
-	ClientID       string
-	ClientSecret   string
-	CertificatePEM string
-	PrivateKeyPEM  string
-	PKCS12         []byte
-	PKCS12Password string
+	Environment string
+	Mode        string
+	OnBehalfOf  string
+	// IntermediaryTIN is the intermediary's own TIN in intermediary mode:
+	// the TIN its signing certificate carries.
+	IntermediaryTIN string
+	ClientID        string
+	ClientSecret    string
+	CertificatePEM  string
+	PrivateKeyPEM   string
+	PKCS12          []byte
+	PKCS12Password  string
 }
 
 // Permission is what an API key may do.

@@ -20,15 +20,17 @@ func (profileRequest) echo() any { return profileJSON{} }
 
 // authorityRequest holds the tax-authority settings; secrets are write-only.
 type authorityRequest struct {
-	Environment    string `json:"environment"`
-	Mode           string `json:"mode"`
-	OnBehalfOf     string `json:"onBehalfOf"`
-	ClientID       string `json:"clientId"`
-	ClientSecret   string `json:"clientSecret"`
-	CertificatePEM string `json:"certificatePem"`
-	PrivateKeyPEM  string `json:"privateKeyPem"`
-	PKCS12Base64   string `json:"pkcs12Base64"`
-	PKCS12Password string `json:"pkcs12Password"`
+	Environment string `json:"environment"`
+	Mode        string `json:"mode"`
+	OnBehalfOf  string `json:"onBehalfOf"`
+	// IntermediaryTIN is the intermediary's own TIN (intermediary mode).
+	IntermediaryTIN string `json:"intermediaryTin"`
+	ClientID        string `json:"clientId"`
+	ClientSecret    string `json:"clientSecret"`
+	CertificatePEM  string `json:"certificatePem"`
+	PrivateKeyPEM   string `json:"privateKeyPem"`
+	PKCS12Base64    string `json:"pkcs12Base64"`
+	PKCS12Password  string `json:"pkcs12Password"`
 }
 
 // profileJSON is the profile in responses: secrets show only whether they
@@ -47,6 +49,7 @@ type authorityJSON struct {
 	Environment           string `json:"environment"`
 	Mode                  string `json:"mode"`
 	OnBehalfOf            string `json:"onBehalfOf"`
+	IntermediaryTIN       string `json:"intermediaryTin,omitempty"`
 	ClientID              string `json:"clientId"`
 	HasClientSecret       bool   `json:"hasClientSecret"`
 	HasSigningCertificate bool   `json:"hasSigningCertificate"`
@@ -73,7 +76,7 @@ func (s *Server) renderProfile(t *einvoice.Tenant) profileJSON {
 	return profileJSON{
 		ID: t.ID, Profile: t.Profile, IsReady: len(problems) == 0, ReadinessErrors: problems,
 		Authority: authorityJSON{
-			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, ClientID: a.ClientID,
+			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, IntermediaryTIN: a.IntermediaryTIN, ClientID: a.ClientID,
 			HasClientSecret: a.ClientSecret != "", HasSigningCertificate: a.CertificatePEM != "" && a.PrivateKeyPEM != "",
 			HasPKCS12: len(a.PKCS12) > 0, Certificate: s.certificateJSON(t),
 		},
@@ -98,7 +101,7 @@ func (s *Server) putProfile(w http.ResponseWriter, r *http.Request, k *einvoice.
 	var au *einvoice.Authority
 	if a := req.Authority; a != nil {
 		au = &einvoice.Authority{
-			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, ClientID: a.ClientID,
+			Environment: a.Environment, Mode: a.Mode, OnBehalfOf: a.OnBehalfOf, IntermediaryTIN: a.IntermediaryTIN, ClientID: a.ClientID,
 			ClientSecret: a.ClientSecret, CertificatePEM: a.CertificatePEM, PrivateKeyPEM: a.PrivateKeyPEM,
 			PKCS12Password: a.PKCS12Password,
 		}

@@ -36,8 +36,9 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p einvoice
 	if au != nil {
 		a := &t.Authority
 		a.Environment, a.Mode, a.OnBehalfOf, a.ClientID = au.Environment, au.Mode, au.OnBehalfOf, au.ClientID
+		a.IntermediaryTIN = au.IntermediaryTIN
 		if a.Mode != einvoice.ModeIntermediary {
-			a.OnBehalfOf = ""
+			a.OnBehalfOf, a.IntermediaryTIN = "", ""
 		}
 		if au.ClientSecret != "" {
 			a.ClientSecret = au.ClientSecret
@@ -114,9 +115,15 @@ func (s *Service) checkNewCertificate(f einvoice.FieldErrors, t *einvoice.Tenant
 }
 
 // signerTIN is the TIN the tenant's certificate must carry: the profile's
-// TIN. (In intermediary mode the authority wants the intermediary's own TIN;
-// the profile has no field for it yet, see DECISIONS 3 and 14.)
-func signerTIN(t *einvoice.Tenant) string { return t.Profile.TIN }
+// TIN, or in intermediary mode the intermediary's own (DECISIONS 3 and 14:
+// an intermediary signs with its own organisation certificate); the
+// profile's TIN when an intermediary has not given its own.
+func signerTIN(t *einvoice.Tenant) string {
+	if a := t.Authority; a.Mode == einvoice.ModeIntermediary && a.IntermediaryTIN != "" {
+		return a.IntermediaryTIN
+	}
+	return t.Profile.TIN
+}
 
 // Certificate is what the tenant sees of its signing certificate.
 type Certificate struct {
