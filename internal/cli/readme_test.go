@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
@@ -161,40 +161,55 @@ func checkWalkthroughFiles(t *testing.T, dir string) {
 // accepted by the authority.
 func checkWalkthroughState(t *testing.T, url, key string) {
 	t.Helper()
-	c := newAPIClient(t, url, key)
-	profile := c.get("/api/v1/profile").want(t, 200, "").data()
-	buyers := c.get("/api/v1/buyers?search=hebat").want(t, 200, "").Body["data"].([]any)
-	if len(buyers) != 1 {
-		t.Fatalf("buyers matching hebat: %v, want one", buyers)
+	c, ctx := newAPIClient(t, url, key), t.Context()
+	profile, err := c.Profile.Get(ctx)
+	if err != nil {
+		t.Fatalf("GET /profile: %v", err)
 	}
-	b := buyers[0].(map[string]any)
-	if b["isReady"] != true || b["tin"] == profile["tin"] {
-		t.Errorf("the walkthrough's buyer: isReady %v, TIN %v (the tenant's is %v); want ready, with a TIN of its own", b["isReady"], b["tin"], profile["tin"])
+	buyers, err := c.Buyers.List(ctx, &client.PartyListOptions{Search: "hebat"})
+	if err != nil {
+		t.Fatalf("GET /buyers?search=hebat: %v", err)
+	}
+	if len(buyers.Items) != 1 {
+		t.Fatalf("buyers matching hebat: %+v, want one", buyers.Items)
+	}
+	b := buyers.Items[0]
+	if !b.IsReady || b.TIN == profile.TIN {
+		t.Errorf("the walkthrough's buyer: isReady %v, TIN %v (the tenant's is %v); want ready, with a TIN of its own", b.IsReady, b.TIN, profile.TIN)
 	}
 
-	want := map[string][]string{
-		"INV-2026-0001": {"Cancelled"},
-		"INV-2026-0002": {"Submitted", "Valid"},
-		"INV-2026-0003": {"Submitted", "Valid"},
+	want := map[string][]client.Status{
+		"INV-2026-0001": {client.StatusCancelled},
+		"INV-2026-0002": {client.StatusSubmitted, client.StatusValid},
+		"INV-2026-0003": {client.StatusSubmitted, client.StatusValid},
 	}
 	for serial, statuses := range want {
-		docs := c.get("/api/v1/invoices?search="+serial).want(t, 200, "").Body["data"].([]any)
-		if len(docs) != 1 {
-			t.Errorf("documents %s: %d, want one", serial, len(docs))
+		docs, err := c.Documents.List(ctx, &client.DocumentListOptions{Search: serial})
+		if err != nil {
+			t.Errorf("GET /invoices?search=%s: %v", serial, err)
 			continue
 		}
-		d := docs[0].(map[string]any)
-		if !slices.Contains(statuses, fmt.Sprint(d["status"])) {
-			t.Errorf("%s is %v, want one of %v", serial, d["status"], statuses)
+		if len(docs.Items) != 1 {
+			t.Errorf("documents %s: %d, want one", serial, len(docs.Items))
+			continue
+		}
+		d := docs.Items[0]
+		if !slices.Contains(statuses, d.Status) {
+			t.Errorf("%s is %v, want one of %v", serial, d.Status, statuses)
 		}
 		if serial != "INV-2026-0001" {
 			continue
 		}
-		var path []string
-		for _, e := range c.get("/api/v1/invoices/"+fmt.Sprint(d["id"])).want(t, 200, "").data()["history"].([]any) {
-			path = append(path, fmt.Sprint(e.(map[string]any)["status"]))
+		full, err := c.Documents.Get(ctx, d.ID)
+		if err != nil {
+			t.Errorf("GET /invoices/%s: %v", d.ID, err)
+			continue
 		}
-		if i := slices.Index(path, "Valid"); i < 0 || !slices.Contains(path[i:], "Cancelled") {
+		var path []client.Status
+		for _, e := range full.History {
+			path = append(path, e.Status)
+		}
+		if i := slices.Index(path, client.StatusValid); i < 0 || !slices.Contains(path[i:], client.StatusCancelled) {
 			t.Errorf("INV-2026-0001 went %v, want Valid and then Cancelled", path)
 		}
 	}
