@@ -34,7 +34,28 @@ func TestShutdownDrains(t *testing.T) {
 func newAPIClient(t *testing.T, base, key string) *client.Client {
 	validatorOnce.Do(func() { validator = apidoctest.New(t) })
 	return client.New(base, key, client.WithRetries(0), client.WithHTTPClient(&http.Client{
-		Transport: validator.Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}))
+		Transport: checkedAnswers{t, validator.Transport(t, http.DefaultTransport)}, Timeout: 30 * time.Second}))
+}
+
+// checkedAnswers fails the test on an answer without X-Request-Id, or with a
+// 5xx status.
+type checkedAnswers struct {
+	t    *testing.T
+	next http.RoundTripper
+}
+
+func (c checkedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		c.t.Errorf("%s %s: no X-Request-Id", req.Method, req.URL.Path)
+	}
+	if resp.StatusCode >= 500 {
+		c.t.Errorf("%s %s answered %d", req.Method, req.URL.Path, resp.StatusCode)
+	}
+	return resp, nil
 }
 
 var (
