@@ -111,11 +111,17 @@ echo "run.sh: building" >&2
 go build -o "$work/einvoice" ./cmd/einvoice
 go build -o "$work/bench" ./bench
 
-# free_port prints a loopback TCP port nothing listens on.
+# free_port prints a loopback TCP port nothing listens on, below the
+# kernel's ephemeral range (a port there can be taken at any moment as the
+# source port of an outgoing connection, which a connect test cannot see)
+# and not among its arguments (ports chosen already, maybe not yet bound).
 free_port() {
-	local port
+	local port low
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$low" -gt 12000 ] 2>/dev/null || low=32768
 	for _ in $(seq 100); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((10000 + RANDOM % (low - 10000)))
+		case " $* " in *" $port "*) continue ;; esac
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			echo "$port"
 			return
@@ -161,7 +167,7 @@ run_engine() {
 	# bootstraps, the others wait for it; startup is the slowest one's.
 	start=$(date +%s%N)
 	for ((i = 0; i < replicas; i++)); do
-		port=$(free_port) || return 1
+		port=$(free_port ${urls[@]+"${urls[@]##*:}"}) || return 1
 		urls+=("http://127.0.0.1:$port")
 		env ${SERVE_GOMAXPROCS:+GOMAXPROCS=$SERVE_GOMAXPROCS} "$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
 			>"$work/$engine.$i.out" 2>"$work/$engine.$i.log" &

@@ -72,7 +72,7 @@ func fillBuyerPool(b *bench) error { return b.fillPool(200) }
 
 // buyerParty is a valid buyer named "Hebat Group seq".
 func buyerParty(seq int64) *client.Party {
-	return &client.Party{Name: "Hebat Group " + strconv.FormatInt(seq, 10), TIN: "C2584563200", IDType: client.IDTypeBRN,
+	return &client.Party{Name: "Hebat Group " + strconv.FormatInt(seq, 10), TIN: "C21638015020", IDType: client.IDTypeBRN,
 		IDValue: "201901234567", Address: client.Address{Line1: "Lot 66", City: "Kuala Lumpur", State: "14",
 			PostCode: "50480", CountryCode: "MYS"}, Contact: client.Contact{Phone: "+60123456789", Email: "ap@hebat.example"}}
 }

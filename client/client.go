@@ -3,11 +3,12 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	mrand "math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
@@ -40,6 +41,12 @@ type Client struct {
 	Profile *ProfileService
 	// Codes are the reference code lists (states, countries, tax types...).
 	Codes *CodeService
+	// Events are the tenant's events (/api/v1/events), kept 30 days.
+	Events *EventService
+	// Webhooks are the tenant's webhook endpoints and their deliveries.
+	Webhooks *WebhookService
+	// ReceivedDocuments are the documents others issued to the tenant.
+	ReceivedDocuments *ReceivedDocumentService
 
 	base      *url.URL
 	key       string
@@ -94,6 +101,9 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	c.Documents = &DocumentService{c: c}
 	c.Profile = &ProfileService{c: c}
 	c.Codes = &CodeService{c: c}
+	c.Events = &EventService{c: c}
+	c.Webhooks = &WebhookService{c: c}
+	c.ReceivedDocuments = &ReceivedDocumentService{c: c}
 	return c
 }
 
@@ -101,19 +111,21 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 type CallOption func(*Request)
 
 // IdempotencyKey sends key as the request's Idempotency-Key (1 to 255
-// printable characters): the service answers a repeated request with the
-// same key and body with the first answer instead of acting twice, so a
-// POST that carries one is retried like a GET. Use a new random key per
-// operation you mean to happen once, and keep it with your record of the
-// operation so that a retry after a crash sends the same one. (A service
-// of a release that does not keep keys yet ignores the header; against it
-// a retried POST may act twice: check the service's CHANGELOG.)
+// printable ASCII characters) instead of the random one the client makes
+// for every POST: the service answers a repeated request with the same key,
+// method, path and body with the first answer (header Idempotent-Replayed:
+// true) instead of acting twice, for 24 hours. Give your own key to an
+// operation you mean to happen once and keep it with your record of the
+// operation, so that a retry after a crash of your program sends the same
+// one; the client's own key covers only its own retries of one call. An
+// empty key sends none (the POST is then retried only when it cannot have
+// been sent).
 func IdempotencyKey(key string) CallOption {
 	return func(r *Request) {
 		if r.Header == nil {
 			r.Header = http.Header{}
 		}
-		r.Header.Set("Idempotency-Key", key)
+		r.Header.Set(idempotencyHeader, key)
 	}
 }
 
@@ -161,8 +173,9 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 	if err != nil {
 		return nil, fmt.Errorf("einvoice: %s %s: encode body: %w", req.Method, req.Path, err)
 	}
+	req = withIdempotencyKey(req)
 	retryable := req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodPut ||
-		req.Method == http.MethodDelete || req.Header.Get("Idempotency-Key") != ""
+		req.Method == http.MethodDelete || req.Header.Get(idempotencyHeader) != ""
 	for attempt := 0; ; attempt++ {
 		resp, err := c.send(ctx, req, body)
 		if err == nil && resp.StatusCode < 300 {
@@ -194,13 +207,17 @@ func (c *Client) retryAfter(attempt int, err error, resp *Response, retryable bo
 	if bound > c.maxWait || bound <= 0 {
 		bound = c.maxWait
 	}
-	wait := time.Duration(rand.Int64N(int64(bound)) + 1)
+	wait := time.Duration(mrand.Int64N(int64(bound)) + 1)
 	switch {
 	case err != nil:
 		if notSent(err) || retryable {
 			return wait, true
 		}
 		return 0, false
+	case retryable && resp.StatusCode == http.StatusConflict && errorCode(resp) == CodeIdempotencyKeyInUse:
+		// The key's first attempt is still running: wait a little, then
+		// get its answer.
+		return max(wait, c.minWait), true
 	case resp.StatusCode == http.StatusTooManyRequests,
 		retryable && (resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout):
 		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After")); ok {
@@ -212,6 +229,41 @@ func (c *Client) retryAfter(attempt int, err error, resp *Response, retryable bo
 		return wait, true
 	}
 	return 0, false
+}
+
+// idempotencyHeader is the request header of an idempotency key.
+const idempotencyHeader = "Idempotency-Key"
+
+// withIdempotencyKey returns req with a new random Idempotency-Key when it
+// is a POST without one (and without the header removed by the caller):
+// every attempt of the call then sends the same key, so that the service
+// acts once however often the call is retried. req itself is not changed.
+func withIdempotencyKey(req *Request) *Request {
+	if req.Method != http.MethodPost {
+		return req
+	}
+	if _, given := req.Header[idempotencyHeader]; given {
+		return req
+	}
+	r := *req
+	r.Header = req.Header.Clone()
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	r.Header.Set(idempotencyHeader, rand.Text())
+	return &r
+}
+
+// errorCode returns the error_code of a JSON error answer, or "".
+func errorCode(resp *Response) string {
+	if !isJSON(resp) {
+		return ""
+	}
+	var body struct {
+		Code string `json:"error_code"`
+	}
+	_ = json.Unmarshal(resp.Body, &body)
+	return body.Code
 }
 
 // notSent reports whether err happened before the request could reach the

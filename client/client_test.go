@@ -400,7 +400,13 @@ func TestOperations(t *testing.T) {
 		"listUnitTypes": "Codes.UnitTypes", "listTaxTypes": "Codes.TaxTypes", "listCurrencies": "Codes.Currencies",
 		"listPaymentModes": "Codes.PaymentModes", "listIdTypes": "Codes.IDTypes",
 		"listAuthorityClassifications": "Codes.AuthorityClassifications",
-		"healthz":                      "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
+		"listEvents":                   "Events.List/All", "listWebhooks": "Webhooks.List/All", "createWebhook": "Webhooks.Create",
+		"getWebhook": "Webhooks.Get", "updateWebhook": "Webhooks.Update", "deleteWebhook": "Webhooks.Delete",
+		"rotateWebhookSecret": "Webhooks.RotateSecret", "testWebhook": "Webhooks.Test",
+		"listWebhookDeliveries": "Webhooks.Deliveries", "redeliverWebhookDelivery": "Webhooks.Redeliver",
+		"listReceivedDocuments": "ReceivedDocuments.List/All", "getReceivedDocument": "ReceivedDocuments.Get",
+		"receivedDocumentUBL": "ReceivedDocuments.UBL", "receivedDocumentPDF": "ReceivedDocuments.PDF", "rejectReceivedDocument": "ReceivedDocuments.Reject",
+		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {
 		for method, raw := range ops {

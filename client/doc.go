@@ -5,7 +5,7 @@
 // Make one [Client] per API key and share it: it is safe for concurrent use.
 //
 //	c := client.New("http://localhost:8080", os.Getenv("EINVOICE_API_KEY"))
-//	buyer, err := c.Buyers.Create(ctx, &client.Party{Name: "Hebat Group Sdn. Bhd.", TIN: "C2584563200", ...})
+//	buyer, err := c.Buyers.Create(ctx, &client.Party{Name: "Hebat Group Sdn. Bhd.", TIN: "C21638015020", ...})
 //	doc, err := c.Documents.Create(ctx, &client.Document{Type: client.TypeInvoice, BuyerID: buyer.ID, ...})
 //	res, err := c.Documents.Validate(ctx, doc.ID)
 //	sub, err := c.Documents.Submit(ctx, doc.ID)
@@ -37,11 +37,16 @@
 //
 // # Retries
 //
-// A request that the service cannot have acted on (the connection could not
-// be made, or a 429 answer) is retried for every method; a request that is
-// safe to repeat (GET, PUT and DELETE) is also retried after a 502, 503 or 504
-// answer or a broken connection; a POST is too when it carries an
-// idempotency key ([IdempotencyKey]). Waits grow exponentially with jitter
-// and follow the service's Retry-After. [WithRetries] sets how many retries;
-// 0 turns them off.
+// Every POST carries an Idempotency-Key: a new random one per call, or the
+// caller's ([IdempotencyKey]), the same on every attempt of the call. The
+// service keeps the first answer under the key for 24 hours and replays it
+// to a repeat (Idempotent-Replayed: true), so a retried POST never acts
+// twice. Every method is therefore retried alike: after a connection that
+// could not be made, a 429, a 502, 503 or 504, or a broken connection; and
+// a POST whose key's first attempt is still running (409
+// IDEMPOTENCY_KEY_IN_USE) after a short wait. Waits grow exponentially with
+// jitter and follow the service's Retry-After. [WithRetries] sets how many
+// retries; 0 turns them off. A request sent through [Client.Do] with the
+// Idempotency-Key header removed is a POST without a key, retried only when
+// it cannot have been sent.
 package client

@@ -29,6 +29,8 @@ const (
 	CodeDocumentNotValid     = "DOCUMENT_NOT_VALID"
 	CodeDocumentNotReady     = "DOCUMENT_NOT_READY"
 	CodeCancelWindowClosed   = "CANCEL_WINDOW_CLOSED"
+	CodeRejectWindowClosed   = "REJECT_WINDOW_CLOSED"
+	CodeReceivedNotFound     = "RECEIVED_DOCUMENT_NOT_FOUND"
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMedia     = "UNSUPPORTED_MEDIA_TYPE"
 	CodeHeadersTooLarge      = "REQUEST_HEADER_FIELDS_TOO_LARGE"
@@ -39,6 +41,16 @@ const (
 	CodeRateLimitExceeded    = "RATE_LIMIT_EXCEEDED"
 	CodeAuthorityUnavailable = "AUTHORITY_UNAVAILABLE"
 	CodeInternal             = "INTERNAL_ERROR"
+)
+
+// Error codes of idempotency keys.
+const (
+	// CodeIdempotencyKeyInUse (409): the key's first request is still
+	// running; the client retries it after a short wait.
+	CodeIdempotencyKeyInUse = "IDEMPOTENCY_KEY_IN_USE"
+	// CodeIdempotencyKeyReused (422): the key came before with another
+	// method, path or body.
+	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
 )
 
 // Error is an answer of the service that is not a success.

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	url, key, stop, err := serve(filepath.Join(dir, "einvoice.db"), "--rate-limit", "1000000", "--sandbox-delay", "0")
+	url, key, stop, err := serve(filepath.Join(dir, "einvoice.db"), "--rate-limit", "1000000", "--sandbox-delay", "0", "--webhook-allow-private", "--webhook-retry-base", "100ms")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

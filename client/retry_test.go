@@ -55,7 +55,11 @@ func flaky(t *testing.T, statuses ...int) (*httptest.Server, *atomic.Int32) {
 		if i < len(statuses) {
 			w.Header().Set("Retry-After", "0")
 			w.WriteHeader(statuses[i])
-			_ = json.NewEncoder(w).Encode(map[string]any{"success": false, "message": "try later", "error_code": "X"})
+			code := "X"
+			if statuses[i] == http.StatusConflict && r.Header.Get("Idempotency-Key") != "" {
+				code = client.CodeIdempotencyKeyInUse
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"success": false, "message": "try later", "error_code": code})
 			return
 		}
 		_, _ = io.WriteString(w, `{"success": true, "data": {"id": "p1", "name": "ok"}}`)
@@ -78,7 +82,17 @@ func TestRetryPolicy(t *testing.T) {
 		{"GET after 503s", []int{503, 502}, func(c *client.Client) error { _, err := c.Buyers.Get(ctx, "p1"); return err }, 3, 0},
 		{"GET gives up", []int{503, 503, 503}, func(c *client.Client) error { _, err := c.Buyers.Get(ctx, "p1"); return err }, 3, 503},
 		{"PUT after 504", []int{504}, func(c *client.Client) error { _, err := c.Buyers.Update(ctx, "p1", &client.Party{}); return err }, 2, 0},
-		{"POST not after 503", []int{503}, func(c *client.Client) error { _, err := c.Buyers.Create(ctx, &client.Party{}); return err }, 1, 503},
+		{"POST after 503 (its own key)", []int{503}, func(c *client.Client) error { _, err := c.Buyers.Create(ctx, &client.Party{}); return err }, 2, 0},
+		{"POST after 409 IDEMPOTENCY_KEY_IN_USE", []int{409}, func(c *client.Client) error { _, err := c.Buyers.Create(ctx, &client.Party{}); return err }, 2, 0},
+		{"no retry of another 409", []int{409}, func(c *client.Client) error { _, err := c.Buyers.Update(ctx, "p1", &client.Party{}); return err }, 1, 409},
+		{"POST with an empty key (none sent) not after 503", []int{503}, func(c *client.Client) error {
+			_, err := c.Buyers.Create(ctx, &client.Party{}, client.IdempotencyKey(""))
+			return err
+		}, 1, 503},
+		{"POST without a key not after 503", []int{503}, func(c *client.Client) error {
+			_, err := c.Do(ctx, &client.Request{Method: "POST", Path: "/api/v1/buyers", Body: "{}", Header: http.Header{"Idempotency-Key": nil}}, nil)
+			return err
+		}, 1, 503},
 		{"POST after 429", []int{429}, func(c *client.Client) error { _, err := c.Buyers.Create(ctx, &client.Party{}); return err }, 2, 0},
 		{"POST with a key after 503", []int{503}, func(c *client.Client) error {
 			_, err := c.Buyers.Create(ctx, &client.Party{}, client.IdempotencyKey("k1"))
@@ -102,6 +116,40 @@ func TestRetryPolicy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetryKeepsKey: every POST carries an Idempotency-Key, a new one per
+// call, the same on each of its attempts; the caller's own when given.
+func TestRetryKeepsKey(t *testing.T) {
+	var keys []string
+	fails := 2
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		w.Header().Set("Content-Type", "application/json")
+		if fails > 0 {
+			fails--
+			hj, _ := w.(http.Hijacker)
+			conn, _, _ := hj.Hijack()
+			conn.Close() // a broken connection: the POST may have run
+			return
+		}
+		_, _ = io.WriteString(w, `{"success": true, "data": {"id": "p1"}}`)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c := client.New(srv.URL, "k", client.WithRetries(3), client.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if _, err := c.Buyers.Create(ctx, &client.Party{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Buyers.Create(ctx, &client.Party{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Documents.Validate(ctx, "d1", client.IdempotencyKey("mine-1")); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 5 || keys[0] == "" || keys[1] != keys[0] || keys[2] != keys[0] || keys[3] == keys[0] || keys[3] == "" || keys[4] != "mine-1" {
+		t.Errorf("keys sent = %q; want one key for the 3 attempts of the first call, another for the second, the caller's for the third", keys)
 	}
 }
 

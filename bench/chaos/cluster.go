@@ -21,6 +21,7 @@ type cluster struct {
 	engine   string
 	work     string
 	sandbox  *proc
+	bin      string // the einvoice binary
 	authURL  string // the sandbox, directly
 	witness  *witness
 	replicas []*proc
@@ -34,7 +35,7 @@ const readyWait = 60 * time.Second
 
 // startCluster starts the sandbox, the witness and the replicas of engine.
 func startCluster(ctx context.Context, cfg config, engine, bin string) (c *cluster, err error) {
-	c = &cluster{cfg: cfg, engine: engine}
+	c = &cluster{cfg: cfg, engine: engine, bin: bin}
 	defer func() {
 		if err != nil {
 			_ = c.close(true) // keep the logs: they say why

@@ -50,6 +50,9 @@ func runEngine(ctx context.Context, cfg config, engine, bin string, logf func(st
 		return nil, err
 	}
 	a := &api{bases: c.urls, key: key}
+	if err := bindSandboxClient(ctx, c, a); err != nil {
+		return nil, err
+	}
 	logf("%s: creating and validating %d documents", engine, cfg.docs)
 	prefix := "CHAOS-" + strings.ToUpper(strconv.FormatInt(time.Now().UnixMilli(), 36))
 	docs, err := createDocuments(ctx, a, cfg.docs, prefix)

@@ -40,7 +40,7 @@ func (d *doc) toldUUIDs() []string {
 
 // buyer is a buyer complete enough for the authority.
 func buyer() *client.Party {
-	return &client.Party{Name: "Hebat Group Sdn. Bhd.", TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "201901234567",
+	return &client.Party{Name: "Hebat Group Sdn. Bhd.", TIN: "C21638015020", IDType: client.IDTypeBRN, IDValue: "201901234567",
 		Address: client.Address{Line1: "Lot 66", City: "Kuala Lumpur", State: "14", PostCode: "50480", CountryCode: "MYS"},
 		Contact: client.Contact{Phone: "+60123456789", Email: "ap@hebat.example"}}
 }

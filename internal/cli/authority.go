@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"crypto/x509"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +23,7 @@ import (
 type authority struct {
 	client        *myinvois.Client
 	sandbox       http.Handler
+	sandboxServer *sandbox.Server // the built-in sandbox; nil when elsewhere
 	sandboxAPI    string
 	sandboxPortal string
 }
@@ -36,8 +39,17 @@ func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr s
 		if a.sandboxPortal == "" {
 			a.sandboxPortal = base + sandbox.PortalPath
 		}
-		sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
-			PortalURL: a.sandboxPortal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox")})
+		trusted, err := cfg.trustedCAs()
+		if err != nil {
+			return nil, err
+		}
+		o := sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Now: now, Postgres: store.Engine() == sqlstore.Postgres, Delay: cfg.SandboxDelay,
+			PortalURL: a.sandboxPortal, VerifySignature: dsig.Verify, VerifyXMLSignature: dsig.VerifyXML, RateLimits: cfg.SandboxRateLimits, Logger: logger.With("component", "sandbox"),
+			Secrets: store.Secrets(), TrustedCAs: trusted}
+		// The tenants' sandbox credentials log in bound to their TINs.
+		sandbox.BindTenants(&o, store)
+		sb := sandbox.New(o)
+		a.sandboxServer = sb
 		a.sandbox = sandboxGuard(sb, cfg.SandboxFaults)
 	}
 	budget, err := sqlstore.NewAuthorityBudget(store)
@@ -48,6 +60,15 @@ func newAuthority(cfg Config, store *sqlstore.Store, logger *slog.Logger, addr s
 	a.client = myinvois.New(myinvois.Options{Budgets: true, Budget: budget, Now: now, Timeout: cfg.SubmitWait,
 		Logger: logger.With("component", "myinvois"), OnCall: metrics.call, OnBudget: metrics.budget})
 	return a, nil
+}
+
+// sandboxTrust is the built-in sandbox's chain check, for the go-live
+// check; nil when the sandbox environment is elsewhere.
+func (a *authority) sandboxTrust() func(ctx context.Context, cert *x509.Certificate) error {
+	if a.sandboxServer == nil {
+		return nil
+	}
+	return a.sandboxServer.CheckChain
 }
 
 // loopback is the address to reach this process's own listener.

@@ -57,7 +57,7 @@ func (m *Main) check(ctx context.Context, cfg Config, args []string) error {
 	go srv.Serve(ln) //nolint:errcheck // ends with Close
 	defer srv.Close()
 
-	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal,
+	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal, SandboxTrust: auth.sandboxTrust(),
 		Now: m.now(), NewID: newID, Logger: logger, Wait: cfg.SubmitWait})
 	res, err := svc.CheckProfile(ctx, *tenantID)
 	if err != nil {

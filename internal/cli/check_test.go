@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +41,28 @@ func TestCheckCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A self-signed certificate: the sandbox would answer DS329.
 	setCert(testcert.New(t, "Check Sdn. Bhd.", tin))
+	code, out, errOut = servetest.Run(t, dsn, "check", "--tenant", id)
+	if code != 1 || !strings.Contains(out, "certificate  failed") || !strings.Contains(out, "DS329") || !strings.Contains(out, "einvoice sandbox issue-cert") {
+		t.Errorf("check with a self-signed certificate = %d\n%s%s", code, out, errOut)
+	}
+
+	// One from the sandbox's test certificate authority.
+	dir := t.TempDir()
+	if code, out, errOut := servetest.Run(t, dsn, "sandbox", "issue-cert", "--tin", tin, "--name", "Check Sdn. Bhd.",
+		"--out-cert", filepath.Join(dir, "c.pem"), "--out-key", filepath.Join(dir, "k.pem")); code != 0 {
+		t.Fatalf("sandbox issue-cert = %d\n%s%s", code, out, errOut)
+	}
+	certPEM, err := os.ReadFile(filepath.Join(dir, "c.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "k.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setCert(string(certPEM), string(keyPEM))
 	code, out, errOut = servetest.Run(t, dsn, "check", "--tenant", id)
 	if code != 0 || strings.Contains(out, "failed") || !strings.Contains(out, "signature    passed") {
 		t.Errorf("check with a certificate = %d\n%s%s", code, out, errOut)

@@ -57,6 +57,10 @@ Usage:
   einvoice key revoke KEY_ID                                          KEY_ID as einvoice key list shows it
   einvoice check --tenant ID                                          the go-live check (login, TIN, certificate, signature)
   einvoice sandbox [--addr :9090] [--db sandbox.db] [--sandbox-delay 2s]    run the tax-authority sandbox alone
+  einvoice sandbox client add --tin TIN [--id-type BRN --id-value X] [--name N]    register a sandbox client; prints its id and secret
+  einvoice sandbox ca [--db sandbox.db]                              print the sandbox's test CA certificate (PEM)
+  einvoice sandbox issue-cert --tin TIN [--name ORG] (--out-cert F --out-key F | --pkcs12 F --password P)
+                                                                      a signing certificate the sandbox trusts
   einvoice version
 
 Flags may come before or after the arguments; -- ends them. Every command

@@ -26,6 +26,7 @@ import (
 func TestCommandLines(t *testing.T) {
 	dsn := testdb.SQLite(t)
 	sandboxDB := testdb.SQLite(t)
+	outDir := t.TempDir()
 	tenantID := strings.TrimSpace(mustCLI(t, dsn, "tenant", "create", "--name", "Command Lines Sdn. Bhd.", "--tin", "C1234567890"))
 	for _, tc := range []struct {
 		args   string // split on spaces
@@ -78,6 +79,26 @@ func TestCommandLines(t *testing.T) {
 		{args: "sandbox extra --db {SANDBOX}", code: 2, stderr: `sandbox: unexpected argument "extra"`},
 		{args: "sandbox --db {SANDBOX} --addr 127.0.0.1:0 extra", code: 2, stderr: `sandbox: unexpected argument "extra"`},
 		{args: "sandbox --workers 2 --db {SANDBOX}", code: 2, stderr: "sandbox: flag provided but not defined: -workers"},
+		{args: "sandbox client add --tin C20000000010 --db {SANDBOX}", stdout: `^client_id: [0-9a-f-]{36}\nclient_secret: \S{40,}\n$`},
+		{args: "sandbox client add --db {SANDBOX} --tin IG123456789 --id-type NRIC --id-value 900101015555 --name Ali", stdout: `^client_id: `},
+		{args: "sandbox client add --tin C20000000010 --represents C30000000010,IG123456789 --db {SANDBOX}", stdout: `^client_id: `},
+		{args: "sandbox client add --db {SANDBOX}", code: 2, stderr: "sandbox client add: --tin is required"},
+		{args: "sandbox client add --tin X1 --db {SANDBOX}", code: 2, stderr: "sandbox client add: --tin "},
+		{args: "sandbox client add --tin C20000000010 --id-type SSN --db {SANDBOX}", code: 2, stderr: "sandbox client add: --id-type must be"},
+		{args: "sandbox client add --tin C20000000010 extra --db {SANDBOX}", code: 2, stderr: `sandbox client add: unexpected argument "extra"`},
+		{args: "sandbox client remove --db {SANDBOX}", code: 2, stderr: "sandbox client: the command is add"},
+		{args: "sandbox --sandbox-trust-ca {OUT}/none.pem --addr 127.0.0.1:0 --db {SANDBOX}", code: 1, stderr: "--sandbox-trust-ca: open"},
+
+		{args: "sandbox ca --db {SANDBOX}", stdout: `^-----BEGIN CERTIFICATE-----\n`},
+		{args: "sandbox ca extra --db {SANDBOX}", code: 2, stderr: `sandbox ca: unexpected argument "extra"`},
+		{args: "sandbox issue-cert --tin C1234567890 --out-cert {OUT}/c.pem --out-key {OUT}/k.pem --db {SANDBOX}", stdout: `^issued a certificate for Sandbox Test Organisation \(TIN C1234567890\)`},
+		{args: "sandbox issue-cert --db {SANDBOX} --pkcs12 {OUT}/c.p12 --password pw --tin C1234567890 --name Acme", stdout: `^issued a certificate for Acme`},
+		{args: "sandbox issue-cert --db {SANDBOX} --out-cert {OUT}/c.pem --out-key {OUT}/k.pem", code: 2, stderr: "sandbox issue-cert: --tin is required"},
+		{args: "sandbox issue-cert --tin C1234567890 --out-cert {OUT}/c.pem --db {SANDBOX}", code: 2, stderr: "sandbox issue-cert: give --out-cert and --out-key, or --pkcs12 and --password"},
+		{args: "sandbox issue-cert --tin C1234567890 --pkcs12 {OUT}/c.p12 --db {SANDBOX}", code: 2, stderr: "sandbox issue-cert: --password is required with --pkcs12"},
+		{args: "sandbox issue-cert --tin C1234567890 --pkcs12 {OUT}/c.p12 --password pw --out-key {OUT}/k.pem --db {SANDBOX}", code: 2, stderr: "exclude each other"},
+		{args: "sandbox issue-cert extra --tin C1234567890 --pkcs12 {OUT}/c.p12 --password pw --db {SANDBOX}", code: 2, stderr: `sandbox issue-cert: unexpected argument "extra"`},
+		{args: "sandbox issue-cert --tin C0001 --pkcs12 {OUT}/c.p12 --password pw --db {SANDBOX}", code: 1, stderr: `"C0001" is not a taxpayer's TIN`},
 
 		{args: "version", stdout: `^einvoice \S+\n$`},
 		{args: "version extra", code: 2, stderr: `version: unexpected argument "extra"`},
@@ -90,7 +111,7 @@ func TestCommandLines(t *testing.T) {
 			if strings.Contains(a, "{KEY}") && keyID == "" {
 				keyID = newKeyID(t, dsn, tenantID)
 			}
-			args[i] = strings.NewReplacer("{DB}", dsn, "{SANDBOX}", sandboxDB, "{TENANT}", tenantID, "{KEY}", keyID).Replace(a)
+			args[i] = strings.NewReplacer("{DB}", dsn, "{SANDBOX}", sandboxDB, "{TENANT}", tenantID, "{KEY}", keyID, "{OUT}", outDir).Replace(a)
 		}
 		t.Run(tc.args, func(t *testing.T) {
 			code, stdout, stderr := runCommand(t, args, tc.listen)

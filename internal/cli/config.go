@@ -50,10 +50,23 @@ type Config struct {
 	SandboxRateLimits bool
 	// SandboxFaults exposes the sandbox's fault switches (for tests).
 	SandboxFaults bool
+	// SandboxTrustCA are PEM files of certificate authorities the sandbox
+	// trusts besides its own test CA.
+	SandboxTrustCA []string
 	// Workers is the number of submission workers of this process.
 	Workers int
 	// SubmitWait bounds how long a submit request waits for the authority.
 	SubmitWait time.Duration
+	// WebhookAllowPrivate lets webhook URLs reach loopback and private
+	// addresses; WebhookWorkers is the number of delivery workers of this
+	// process; WebhookRetryBase the first retry delay of a failed delivery.
+	WebhookAllowPrivate bool
+	WebhookWorkers      int
+	WebhookRetryBase    time.Duration
+	// ReceivedPollInterval is how often each tenant's received documents
+	// are looked for (0: every 10 s with the built-in sandbox, otherwise a
+	// minute).
+	ReceivedPollInterval time.Duration
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -62,6 +75,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, Workers: 2, SubmitWait: 10 * time.Second,
+		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 	var errs []error
@@ -77,7 +91,11 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_PPROF_ADDR", &c.PprofAddr)
 	str("EINVOICE_AUTHORITY_URL", &c.AuthorityURL)
 	str("EINVOICE_PORTAL_URL", &c.PortalURL)
-	for name, dst := range map[string]*bool{"EINVOICE_SANDBOX_RATE_LIMITS": &c.SandboxRateLimits, "EINVOICE_SANDBOX_FAULTS": &c.SandboxFaults} {
+	if v := getenv("EINVOICE_SANDBOX_TRUST_CA"); v != "" {
+		_ = (*listFlag)(&c.SandboxTrustCA).Set(v)
+	}
+	for name, dst := range map[string]*bool{"EINVOICE_SANDBOX_RATE_LIMITS": &c.SandboxRateLimits, "EINVOICE_SANDBOX_FAULTS": &c.SandboxFaults,
+		"EINVOICE_WEBHOOK_ALLOW_PRIVATE": &c.WebhookAllowPrivate} {
 		if v := getenv(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -85,6 +103,13 @@ func envDefaults(getenv func(string) string) (Config, error) {
 			}
 			*dst = b
 		}
+	}
+	if v := getenv("EINVOICE_WEBHOOK_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("EINVOICE_WEBHOOK_WORKERS=%q: want a whole number", v))
+		}
+		c.WebhookWorkers = n
 	}
 	if v := getenv("EINVOICE_WORKERS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -102,8 +127,9 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	}
 	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
 		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL,
-		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait,
-		"EINVOICE_READ_HEADER_TIMEOUT": &c.ReadHeaderTimeout, "EINVOICE_READ_TIMEOUT": &c.ReadTimeout,
+		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait, "EINVOICE_WEBHOOK_RETRY_BASE": &c.WebhookRetryBase,
+		"EINVOICE_RECEIVED_POLL_INTERVAL": &c.ReceivedPollInterval,
+		"EINVOICE_READ_HEADER_TIMEOUT":    &c.ReadHeaderTimeout, "EINVOICE_READ_TIMEOUT": &c.ReadTimeout,
 		"EINVOICE_WRITE_TIMEOUT": &c.WriteTimeout, "EINVOICE_IDLE_TIMEOUT": &c.IdleTimeout} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -143,6 +169,10 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	c.sandboxFlags(fs)
 	fs.IntVar(&c.Workers, "workers", c.Workers, "submission workers in this process (env EINVOICE_WORKERS)")
 	fs.DurationVar(&c.SubmitWait, "submit-wait", c.SubmitWait, "how long a submit request waits for the authority before answering 202 (env EINVOICE_SUBMIT_WAIT)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "let webhook URLs reach loopback, private and link-local addresses (env EINVOICE_WEBHOOK_ALLOW_PRIVATE)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook delivery workers in this process (env EINVOICE_WEBHOOK_WORKERS)")
+	fs.DurationVar(&c.ReceivedPollInterval, "received-poll-interval", c.ReceivedPollInterval, "how often each tenant's received documents are looked for (env EINVOICE_RECEIVED_POLL_INTERVAL; default 10s with the built-in sandbox, else 1m)")
+	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", c.WebhookRetryBase, "first retry delay of a failed webhook delivery, doubled per attempt up to 1h, with jitter (env EINVOICE_WEBHOOK_RETRY_BASE)")
 }
 
 // timeoutFlags adds the HTTP server's timeouts to fs.
@@ -158,6 +188,7 @@ func (c *Config) sandboxFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SandboxDelay, "sandbox-delay", c.SandboxDelay, "how long the sandbox keeps a document Submitted before its verdict; 0 validates at once (env EINVOICE_SANDBOX_DELAY)")
 	fs.BoolVar(&c.SandboxRateLimits, "sandbox-rate-limits", c.SandboxRateLimits, "make the sandbox enforce the authority's per-endpoint rate limits (env EINVOICE_SANDBOX_RATE_LIMITS)")
 	fs.BoolVar(&c.SandboxFaults, "sandbox-faults", c.SandboxFaults, "expose the sandbox's fault switches at /sandbox/sandbox/faults, for tests (env EINVOICE_SANDBOX_FAULTS)")
+	fs.Var((*listFlag)(&c.SandboxTrustCA), "sandbox-trust-ca", "PEM file of a certificate authority the sandbox trusts besides its own test CA; repeat or separate with commas (env EINVOICE_SANDBOX_TRUST_CA)")
 }
 
 // validate checks the configuration once, with errors that say how to fix it.
@@ -174,6 +205,15 @@ func (c *Config) validate() error {
 	}
 	if c.Workers < 0 || c.Workers > 64 {
 		errs = append(errs, fmt.Errorf("workers %d: want 0 to 64", c.Workers))
+	}
+	if c.WebhookWorkers < 1 || c.WebhookWorkers > 64 {
+		errs = append(errs, fmt.Errorf("webhook workers %d: want 1 to 64", c.WebhookWorkers))
+	}
+	if c.ReceivedPollInterval != 0 && (c.ReceivedPollInterval < 100*time.Millisecond || c.ReceivedPollInterval > time.Hour) {
+		errs = append(errs, fmt.Errorf("received poll interval %s: want 100ms to 1h", c.ReceivedPollInterval))
+	}
+	if c.WebhookRetryBase < 10*time.Millisecond || c.WebhookRetryBase > 10*time.Second {
+		errs = append(errs, fmt.Errorf("webhook retry base %s: want 10ms to 10s (the first retry comes within it)", c.WebhookRetryBase))
 	}
 	if c.SubmitWait < time.Second || c.SubmitWait > 2*time.Minute {
 		errs = append(errs, fmt.Errorf("submit wait %s: want 1s to 2m", c.SubmitWait))
@@ -206,4 +246,16 @@ func (c *Config) sandboxErrors() []error {
 		}
 	}
 	return errs
+}
+
+// receivedInterval is the received-documents poller's interval: as set, or
+// 10 s against the built-in sandbox and a minute otherwise (DECISIONS 16).
+func (c Config) receivedInterval() time.Duration {
+	switch {
+	case c.ReceivedPollInterval > 0:
+		return c.ReceivedPollInterval
+	case c.AuthorityURL == "":
+		return 10 * time.Second
+	}
+	return time.Minute
 }

@@ -17,6 +17,16 @@ import (
 // ctx is done: the MyInvois protocol at the root of its address, its state
 // in its database. A service reaches it with --authority-url.
 func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "client":
+			return m.sandboxClient(ctx, cfg, args[1:])
+		case "ca":
+			return m.sandboxCA(ctx, cfg, args[1:])
+		case "issue-cert":
+			return m.sandboxIssueCert(ctx, cfg, args[1:])
+		}
+	}
 	fs := m.newFlagSet("sandbox", "einvoice sandbox [flags]")
 	cfg.Addr, cfg.DatabaseURL = ":9090", "sandbox.db"
 	cfg.dbFlag(fs.FlagSet)
@@ -30,6 +40,10 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 		return err
 	}
 	if err := errors.Join(cfg.sandboxErrors()...); err != nil {
+		return err
+	}
+	trusted, err := cfg.trustedCAs()
+	if err != nil {
 		return err
 	}
 	logger := newLogger(m, cfg)
@@ -47,7 +61,8 @@ func (m *Main) sandbox(ctx context.Context, cfg Config, args []string) error {
 		portal = "http://" + loopback(ln.Addr().String()) + sandbox.PortalPath
 	}
 	sb := sandbox.New(sandbox.Options{DB: store.DB(), ReadDB: store.ReadDB(), Postgres: store.Engine() == sqlstore.Postgres, Now: m.now(),
-		Delay: cfg.SandboxDelay, PortalURL: portal, VerifySignature: dsig.Verify, RateLimits: cfg.SandboxRateLimits, Logger: logger})
+		Delay: cfg.SandboxDelay, PortalURL: portal, VerifySignature: dsig.Verify, VerifyXMLSignature: dsig.VerifyXML, RateLimits: cfg.SandboxRateLimits, Logger: logger,
+		Secrets: store.Secrets(), TrustedCAs: trusted})
 	srv := newHTTPServer(ctx, cfg, sandboxGuard(sb, cfg.SandboxFaults), logger)
 	logger.Info("sandbox listening", "addr", ln.Addr().String(), "portal", portal, "engine", store.Engine())
 	if m.Ready != nil {

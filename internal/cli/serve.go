@@ -18,6 +18,7 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/ratelimit"
 	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/webhook"
 )
 
 // serve runs the service until ctx is done, then drains in-flight requests.
@@ -56,15 +57,20 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		ln.Close()
 		return err
 	}
-	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal,
+	hookMetrics := newWebhookMetrics(reg)
+	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal, SandboxTrust: auth.sandboxTrust(),
 		Now: m.now(), NewID: newID, Logger: logger.With("component", "submission"), KeyCacheTTL: cfg.KeyCacheTTL,
-		Wait: cfg.SubmitWait, Workers: cfg.Workers})
+		Wait: cfg.SubmitWait, Workers: cfg.Workers,
+		Webhooks: webhook.New(cfg.WebhookAllowPrivate), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		DeliveryWorkers: cfg.WebhookWorkers, RetryBase: cfg.WebhookRetryBase, OnDelivery: hookMetrics.delivery,
+		ReceivedInterval: cfg.receivedInterval()})
 	if t, key, err := svc.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err
 	} else if key != "" {
 		m.printDemoKey(t, key, cfg.Addr)
 	}
+	hookMetrics.watch(svc)
 	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})

@@ -1,5 +1,6 @@
 // Package dsig implements the MyInvois (LHDN) digital signature, document
-// version 1.1, for UBL 2.1 documents in their JSON representation.
+// version 1.1, for UBL 2.1 documents in their JSON representation, and its
+// verification for XML documents too (VerifyXML, verifyxml.go).
 //
 // The scheme is XAdES-like but not standard XMLDSig (see
 // shared/reference/myinvois.md, section 2.10):

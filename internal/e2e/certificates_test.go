@@ -158,9 +158,20 @@ func TestProfileCheck(t *testing.T) {
 		cur, err := c.Profile.Get(ctx)
 		must(t, cur, err)
 		prof := profileOf(t, sampleProfile())
-		cert, key := testcert.New(t, prof.Name, prof.TIN)
+		// A self-signed certificate: the sandbox would answer DS329.
+		self, selfKey := testcert.New(t, prof.Name, prof.TIN)
+		p, err := c.Profile.Update(ctx, prof, &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer", ClientID: cur.Authority.ClientID,
+			CertificatePEM: self, PrivateKeyPEM: selfKey})
+		must(t, p, err)
+		pc, err = c.Profile.Check(ctx)
+		if must(t, pc, err).Passed || len(pc.Failed()) != 1 || pc.Failed()[0].Name != client.CheckCertificate ||
+			!strings.Contains(pc.Failed()[0].Detail, "DS329") || !strings.Contains(pc.Failed()[0].Action, "einvoice sandbox issue-cert") {
+			t.Errorf("check with a self-signed certificate: %+v", pc)
+		}
+
+		cert, key := sandboxCert(t, dsn, prof.Name, prof.TIN)
 		au := &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer", ClientID: cur.Authority.ClientID, CertificatePEM: cert, PrivateKeyPEM: key}
-		p, err := c.Profile.Update(ctx, prof, au)
+		p, err = c.Profile.Update(ctx, prof, au)
 		must(t, p, err)
 		pc, err = c.Profile.Check(ctx)
 		if got := steps(must(t, pc, err)); !pc.Passed || got != "login:passed tin:passed certificate:passed signature:passed" {

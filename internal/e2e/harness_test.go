@@ -186,7 +186,7 @@ func (r *response) want(t *testing.T, status int, code string) *response {
 // validBuyer is a complete buyer that is ready for the authority.
 func validBuyer(name string) map[string]any {
 	return map[string]any{
-		"name": name, "tin": "C2584563200", "id_type": "BRN", "id_value": "201901234567",
+		"name": name, "tin": "C21638015020", "id_type": "BRN", "id_value": "201901234567",
 		"sstRegistrationNumber": "NA",
 		"address": map[string]any{"line1": "Lot 66, Bangunan Merdeka", "city": "Kuala Lumpur", "state": "14",
 			"postCode": "50480", "countryCode": "MYS"},
@@ -223,7 +223,7 @@ func must[T any](t *testing.T, v T, err error) T {
 // readyBuyer is validBuyer for the typed client.
 func readyBuyer(name string) *client.Party {
 	return &client.Party{
-		Name: name, TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "201901234567",
+		Name: name, TIN: "C21638015020", IDType: client.IDTypeBRN, IDValue: "201901234567",
 		SSTRegistrationNumber: "NA",
 		Address: client.Address{Line1: "Lot 66, Bangunan Merdeka", City: "Kuala Lumpur", State: "14",
 			PostCode: "50480", CountryCode: "MYS"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,7 +19,6 @@ import (
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testcert"
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
@@ -575,7 +575,7 @@ func TestSubmitSigned(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
 		_, c := startLifecycleAPI(t, dsn)
-		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
+		cert, key := sandboxCert(t, dsn, "Supplier's Name", sampleSupplier().TIN)
 		cur, err := c.Profile.Get(ctx)
 		must(t, cur, err)
 		p, err := c.Profile.Update(ctx, profileOf(t, sampleProfile()), &client.AuthorityUpdate{Environment: "sandbox",
@@ -606,8 +606,9 @@ func TestSeparateSandbox(t *testing.T) {
 	done := make(chan int, 1)
 	m := &cli.Main{Stdout: &servetest.Buffer{}, Stderr: &servetest.Buffer{}, Ready: ready,
 		Getenv: servetest.Env(map[string]string{"EINVOICE_SECRET_KEY": servetest.SecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
+	sandboxDB := testdb.SQLite(t)
 	go func() {
-		done <- m.Run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--db", testdb.SQLite(t), "--sandbox-delay", "0", "--sandbox-faults"})
+		done <- m.Run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--db", sandboxDB, "--sandbox-delay", "0", "--sandbox-faults"})
 	}()
 	var addr string
 	select {
@@ -623,6 +624,12 @@ func TestSeparateSandbox(t *testing.T) {
 	})
 	authority := "http://" + addr
 	svc, c := startLifecycleAPI(t, testdb.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
+	// The separate sandbox knows only the clients registered with it.
+	prof := profileOf(t, sampleProfile())
+	clientID, secret := sandboxClient(t, sandboxDB, prof.TIN)
+	if _, err := c.Profile.Update(t.Context(), prof, &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer", ClientID: clientID, ClientSecret: secret}); err != nil {
+		t.Fatal(err)
+	}
 	b, err := c.Buyers.Create(t.Context(), partyOf(t, sampleBuyer()))
 	buyer := must(t, b, err).ID
 	id := readyInvoiceDoc(t, c, "INV-APART-1", buyer)
@@ -661,7 +668,8 @@ func TestSeparateSandbox(t *testing.T) {
 // can still cancel it.
 func TestRejectionRequest(t *testing.T) {
 	ctx := t.Context()
-	svc, c := startLifecycleAPI(t, testdb.SQLite(t))
+	dsn := testdb.SQLite(t)
+	svc, c := startLifecycleAPI(t, dsn)
 	b, err := c.Buyers.Create(ctx, partyOf(t, sampleBuyer()))
 	buyer := must(t, b, err).ID
 	id := readyInvoiceDoc(t, c, "INV-REJECT-1", buyer)
@@ -669,8 +677,10 @@ func TestRejectionRequest(t *testing.T) {
 	want200(t, must(t, sub, err))
 	uuid := waitStatusTyped(t, c, id, client.StatusValid, 20*time.Second).DocumentUUID
 
-	// The buyer, at the authority (the sandbox lets any client ask).
-	form := "client_id=buyer-erp&client_secret=s3cret&grant_type=client_credentials&scope=InvoicingAPI"
+	// The buyer, at the authority: a sandbox client bound to the buyer's
+	// TIN (the built-in sandbox's clients live in the service's database).
+	buyerID, buyerSecret := sandboxClient(t, dsn, partyOf(t, sampleBuyer()).TIN)
+	form := url.Values{"client_id": {buyerID}, "client_secret": {buyerSecret}, "grant_type": {"client_credentials"}, "scope": {"InvoicingAPI"}}.Encode()
 	resp, err := http.Post(svc.URL+"/sandbox/connect/token", "application/x-www-form-urlencoded", strings.NewReader(form))
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,6 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testcert"
 )
 
 // The TestSecurity... tests answer the OWASP API Security Top 10 (2023), item
@@ -128,6 +127,10 @@ func secIDResource(path string) (resource, notFound string, ok bool) {
 		return "seller", "SELLER_NOT_FOUND", true
 	case strings.HasPrefix(path, "/api/v1/invoices/{id}"), strings.HasPrefix(path, "/api/v1/documents/{id}/"):
 		return "document", "DOCUMENT_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/webhooks/{id}"):
+		return "webhook", "NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/received-documents/{id}"):
+		return "received", "RECEIVED_DOCUMENT_NOT_FOUND", true
 	}
 	return "", "", false
 }
@@ -156,8 +159,10 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 		return p
 	case "BulkRequest":
 		return map[string]any{"document_ids": []string{o.doc}}
-	case "CancelRequest":
+	case "CancelRequest", "RejectRequest":
 		return map[string]any{"reason": "Security test"}
+	case "WebhookInput", "WebhookUpdate":
+		return map[string]any{"url": "https://hooks.example.com/" + serial, "events": []string{client.EventDocumentValid}}
 	case "DocumentInput":
 		info := einvoice.Kinds[0] // PUT /invoices/{id}: the documents of these tests are invoices
 		for _, k := range einvoice.Kinds {
@@ -229,11 +234,14 @@ type secFixture struct {
 	a       *rawClient     // tenant A's key, for the requests no typed client sends
 	api     *client.Client // tenant A's key, typed
 	tenantA string
+	webhook string // a webhook of tenant A
 	buyer   string
 	seller  string
 	draft   string // a draft invoice
 	ready   string // validated, not submitted
 	valid   string // submitted through the built-in sandbox, Valid
+	// received is a received document of tenant A (planted in the database).
+	received string
 }
 
 func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
@@ -252,11 +260,14 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	f.ready = secReadyInvoice(t, f.api, "SEC-READY-1", f.buyer)
 	f.valid = secReadyInvoice(t, f.api, "SEC-VALID-1", f.buyer)
 	secSubmitValid(t, f.api, f.valid)
+	hook, err := f.api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/sec-a", Events: []string{client.EventDocumentValid}})
+	f.webhook = must(t, hook, err).ID
+	f.received = plantReceived(t, dsn, f.tenantA, "SEC-RECEIVED-1")
 	return f
 }
 
 func (f *secFixture) ids() []string {
-	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid}
+	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received}
 }
 
 // id is the fixture's object a typed call of c acts on: its buyer or
@@ -624,7 +635,8 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 		}
 
 		before := f.snapshot(t)
-		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid}}
+		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid},
+			"webhook": {f.webhook}, "received": {f.received}}
 		calls := 0
 		for _, op := range secOps(t) {
 			if !op.hasID() {
@@ -670,7 +682,7 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 			"/api/v1/on-behalf-sellers?search=IG21136626090", "/api/v1/invoices?search=SEC-",
 			"/api/v1/invoices?status=draft", "/api/v1/invoices?status=ready", "/api/v1/invoices?status=Valid"}
 		for _, op := range secOps(t) {
-			if op.Method == "GET" && op.PerPage && op.api() {
+			if op.Method == "GET" && op.PerPage && op.api() && !op.hasID() {
 				lists = append(lists, op.Path+"?per_page=100")
 			}
 		}
@@ -775,7 +787,7 @@ func TestSecurityAuthentication(t *testing.T) {
 		f := newSecFixture(t, dsn, "--key-cache-ttl", "0", "--log-level", "debug")
 		ctx := t.Context()
 		const clientSecret = "sec-client-secret-5b1f0c9e"
-		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
+		cert, key := sandboxCert(t, dsn, "Supplier's Name", sampleSupplier().TIN)
 		prof, err := f.api.Profile.Update(ctx, secProfile(t), &client.AuthorityUpdate{Environment: "sandbox", Mode: "taxpayer",
 			ClientID: "sec-client-1", ClientSecret: clientSecret, CertificatePEM: cert, PrivateKeyPEM: key})
 		if au := must(t, prof, err).Authority; au.ClientID != "sec-client-1" || !au.HasClientSecret || !au.HasSigningCertificate {
@@ -865,7 +877,7 @@ func TestSecurityAuthentication(t *testing.T) {
 		if !strings.Contains(log, "myinvois call") || !strings.Contains(log, `route="POST /api/v1/documents/{id}/submit"`) {
 			t.Fatalf("the debug log lacks the authority's calls or the submit: %.2000s", log)
 		}
-		keyLine := strings.Split(strings.TrimSpace(key), "\n")[2] // a line of the private key's base64
+		keyLine := privateKeyLine(key) // a line of the private key's base64
 		secrets := map[string]string{"the demo key": f.svc.DemoKey, "the revoked key": revoked, "the unknown key": unknown,
 			"an API key prefix": "eik_", "the client secret": clientSecret, "the private key": keyLine,
 			"a PEM private key": "PRIVATE KEY", "an access token": "access_token", "a bearer token": "Bearer "}
@@ -902,6 +914,10 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 				return op.at(f.buyer)
 			case res == "seller":
 				return op.at(f.seller)
+			case res == "webhook":
+				return op.at(f.webhook)
+			case res == "received":
+				return op.at(f.received)
 			case docFor[op.Path] != "":
 				return op.at(docFor[op.Path])
 			}
@@ -1181,7 +1197,7 @@ func TestSecurityPropertyLevel(t *testing.T) {
 		// ignored; secrets are write-only.
 		cur := a.do("GET", "/api/v1/profile", nil).want(t, 200, "").data()
 		const clientSecret = "sec-profile-secret-77c1"
-		cert, key := testcert.New(t, "Supplier's Name", sampleSupplier().TIN)
+		cert, key := sandboxCert(t, dsn, "Supplier's Name", sampleSupplier().TIN)
 		prof := sampleProfile()
 		prof["id"], prof["isReady"], prof["readinessErrors"] = forged, false, map[string]any{"name": []any{"forged"}}
 		prof["createdAt"], prof["updatedAt"] = longAgo, longAgo
@@ -1198,7 +1214,7 @@ func TestSecurityPropertyLevel(t *testing.T) {
 				t.Errorf("profile with forged fields: %s", r.Raw)
 			}
 		}
-		keyLine := strings.Split(strings.TrimSpace(key), "\n")[2]
+		keyLine := privateKeyLine(key)
 		secrets := []string{clientSecret, keyLine, "PRIVATE KEY", "BEGIN CERTIFICATE", `"clientSecret"`, `"privateKeyPem"`, `"certificatePem"`, `"pkcs12Base64"`, `"pkcs12Password"`}
 		for _, r := range []*response{put, got} {
 			for _, s := range secrets {
@@ -1290,7 +1306,9 @@ func TestSecurityResourceLimits(t *testing.T) {
 		doc := secInvoice(t, "SEC-LIMITS-1", buyer)
 		d, err := api.Documents.Create(ctx, doc)
 		draft := must(t, d, err).ID
-		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft}
+		hook, err := api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/limits", Events: []string{client.EventDocumentValid}})
+		hookID := must(t, hook, err).ID
+		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": newID()}
 
 		// A body just over the limit, valid JSON otherwise.
 		over := func(limit int) []byte {
@@ -1356,7 +1374,7 @@ func TestSecurityResourceLimits(t *testing.T) {
 				continue
 			}
 			for _, pp := range []string{"101", "100000", "99999999999999999999999"} {
-				r := c.do("GET", op.Path+"?per_page="+pp, nil).want(t, 200, "")
+				r := c.do("GET", op.at(hookID)+"?per_page="+pp, nil).want(t, 200, "") // the one paged list under an id: deliveries
 				if m, _ := r.Body["meta"].(map[string]any); m["per_page"] != float64(100) {
 					t.Errorf("GET %s?per_page=%s: meta %v, want per_page 100", op.Path, pp, r.Body["meta"])
 				}
@@ -1638,6 +1656,13 @@ func TestSecurityNoUserSuppliedURL(t *testing.T) {
 	if bodies < 10 || !seen["AuthorityInput"] || !seen["DocumentInput"] {
 		t.Fatalf("walked %d request bodies and schemas %v: not the whole document", bodies, seen)
 	}
+	// The one URL a client gives on purpose: a webhook's, which the
+	// service POSTs events to. It is guarded (TestWebhookBadInput,
+	// TestWebhookPrivateAtDelivery): absolute http(s), no credentials, no
+	// loopback, private or link-local address, at creation and again on
+	// the address dialled, no redirect followed, answers capped.
+	allowed := map[string]bool{"WebhookInput.url": true, "WebhookUpdate.url": true}
+	found = slices.DeleteFunc(found, func(f string) bool { return allowed[f] })
 	if len(found) > 0 {
 		sort.Strings(found)
 		t.Errorf("request fields or parameters that could carry a URL (the service must never fetch a client's URL): %v", found)

@@ -28,9 +28,14 @@ const (
 	CodeBuyerInUse         Code = "BUYER_IN_USE"
 	CodeDocumentNotValid   Code = "DOCUMENT_NOT_VALID"
 	CodeCancelWindowClosed Code = "CANCEL_WINDOW_CLOSED"
-	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMedia   Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeHeadersTooLarge    Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
+	// CodeRejectWindowClosed: a received document asked to be rejected more
+	// than 72 hours after its validation.
+	CodeRejectWindowClosed Code = "REJECT_WINDOW_CLOSED"
+	// CodeReceivedNotFound: no received document of the tenant has that id.
+	CodeReceivedNotFound Code = "RECEIVED_DOCUMENT_NOT_FOUND"
+	CodePayloadTooLarge  Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMedia Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge  Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	// The connection-level answers: a request net/http cannot read as HTTP
 	// (before any route), in our shape.
 	CodeMalformedRequest     Code = "MALFORMED_REQUEST"

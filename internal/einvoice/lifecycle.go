@@ -100,6 +100,9 @@ type SubmissionWrite struct {
 	Jobs    []*Job
 	Lease   string
 	Event   *Event
+	// Notify are the API events of the change (DECISIONS 15), written with
+	// it and queued for the webhooks subscribed to their types.
+	Notify []*APIEvent
 }
 
 // SweepOwnerPrefix begins the lease owner of a settle sweep's jobs

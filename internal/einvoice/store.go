@@ -13,6 +13,9 @@ type Store interface {
 	PartyStore
 	DocumentStore
 	SubmissionStore
+	EventStore
+	WebhookStore
+	ReceivedStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -133,7 +133,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // authorize runs an API handler after checking, in order: that the client
 // accepts JSON, the key (401; two Authorization headers are a 401 too: no
 // guess at which one counts), the key's rate limit (429), and its
-// permission (403).
+// permission (403); then the Idempotency-Key of a POST (idempotency.go).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bool, offers []string, h apiFunc) error {
 	if negotiate(r.Header.Get("Accept"), offers) == "" {
 		return einvoice.Errorf(einvoice.CodeNotAcceptable, "This endpoint answers %s only.", strings.Join(offers, " or "))
@@ -165,7 +165,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bo
 	if needsWrite && !k.Permission.CanWrite() {
 		return einvoice.Errorf(einvoice.CodeForbidden, "This API key is read-only.")
 	}
-	return h(w, r, k)
+	return s.idempotent(w, r, k, h)
 }
 
 // negotiate returns the offer that an Accept header gives the highest

@@ -28,6 +28,8 @@ var statusOf = map[einvoice.Code]int{
 	einvoice.CodeBuyerInUse:           http.StatusConflict,
 	einvoice.CodeDocumentNotValid:     http.StatusConflict,
 	einvoice.CodeCancelWindowClosed:   http.StatusConflict,
+	einvoice.CodeRejectWindowClosed:   http.StatusConflict,
+	einvoice.CodeReceivedNotFound:     http.StatusNotFound,
 	einvoice.CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	einvoice.CodeUnsupportedMedia:     http.StatusUnsupportedMediaType,
 	einvoice.CodeHeadersTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
@@ -40,6 +42,9 @@ var statusOf = map[einvoice.Code]int{
 	einvoice.CodeRateLimitExceeded:    http.StatusTooManyRequests,
 	einvoice.CodeAuthorityUnavailable: http.StatusServiceUnavailable,
 	einvoice.CodeInternal:             http.StatusInternalServerError,
+	// Idempotency keys (DECISIONS 15).
+	einvoice.CodeIdempotencyKeyInUse:  http.StatusConflict,
+	einvoice.CodeIdempotencyKeyReused: http.StatusUnprocessableEntity,
 }
 
 // envelope is the success body.

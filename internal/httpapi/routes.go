@@ -60,6 +60,26 @@ func (s *Server) routes() {
 		s.apiOffering("GET /api/v1/documents/{id}/qr", read, qrOffers, s.documentQR)
 		s.apiOffering("GET /api/v1/documents/{id}/pdf", read, []string{"application/pdf"}, s.documentPDF)
 	}
+	// Received documents (DECISIONS 16).
+	s.api("GET /api/v1/received-documents", read, s.listReceived)
+	s.api("GET /api/v1/received-documents/{id}", read, s.getReceived)
+	s.api("GET /api/v1/received-documents/{id}/ubl", read, s.receivedUBL)
+	s.apiOffering("GET /api/v1/received-documents/{id}/pdf", read, []string{"application/pdf"}, s.receivedPDF)
+	if s.svc.Submits() {
+		s.api("POST /api/v1/received-documents/{id}/reject", write, s.rejectReceived)
+	}
+	// Events and webhooks (DECISIONS 15).
+	s.api("GET /api/v1/events", read, s.listEvents)
+	s.api("GET /api/v1/webhooks", read, s.listWebhooks)
+	s.api("POST /api/v1/webhooks", write, s.createWebhook)
+	s.api("GET /api/v1/webhooks/{id}", read, s.getWebhook)
+	s.api("PATCH /api/v1/webhooks/{id}", write, s.updateWebhook)
+	s.api("DELETE /api/v1/webhooks/{id}", write, s.deleteWebhook)
+	s.api("POST /api/v1/webhooks/{id}/rotate-secret", write, s.rotateWebhookSecret)
+	s.api("POST /api/v1/webhooks/{id}/test", write, s.testWebhook)
+	s.api("GET /api/v1/webhooks/{id}/deliveries", read, s.listDeliveries)
+	s.api("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", write, s.redeliver)
+
 	if s.sandbox != nil {
 		s.mux.Handle("/sandbox/", http.StripPrefix("/sandbox", s.sandbox))
 	}

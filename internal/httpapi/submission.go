@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
@@ -18,33 +17,11 @@ type submitResult struct {
 	SubmissionUID     string          `json:"submission_uid,omitempty"`
 }
 
-// statusResult is the data of GET /documents/{id}/status and of cancel.
-type statusResult struct {
-	ID                 string                     `json:"id"`
-	Status             einvoice.Status            `json:"status"`
-	DocumentUUID       string                     `json:"document_uuid"`
-	DocumentLongID     string                     `json:"document_long_id"`
-	ValidatedAt        *time.Time                 `json:"validated_at"`
-	InvoiceCodeNumber  string                     `json:"invoice_code_number"`
-	SubmissionUID      string                     `json:"submission_uid,omitempty"`
-	ValidationURL      string                     `json:"validation_url,omitempty"`
-	CancelledAt        *time.Time                 `json:"cancelled_at,omitempty"`
-	RejectionRequested *einvoice.RejectionRequest `json:"rejection_requested,omitempty"`
-	AuthorityErrors    []einvoice.AuthorityError  `json:"authority_errors,omitempty"`
-	Submission         *einvoice.Job              `json:"submission,omitempty"`
-	Stale              bool                       `json:"stale"`
-}
+// statusResult is the data of GET /documents/{id}/status and of cancel (and
+// of the document's events).
+type statusResult = invoicing.StatusView
 
-func newStatusResult(r *invoicing.StatusResult) statusResult {
-	d := r.Doc
-	out := statusResult{ID: d.ID, Status: d.Status, InvoiceCodeNumber: d.InvoiceSerialNumber, ValidationURL: r.ValidationURL,
-		Submission: r.Job, Stale: r.Stale}
-	if a := d.Authority; a != nil {
-		out.DocumentUUID, out.DocumentLongID, out.ValidatedAt = a.DocumentUUID, a.LongID, a.ValidatedAt
-		out.SubmissionUID, out.CancelledAt, out.RejectionRequested, out.AuthorityErrors = a.SubmissionUID, a.CancelledAt, a.RejectionRequested, a.Errors
-	}
-	return out
-}
+func newStatusResult(r *invoicing.StatusResult) statusResult { return r.View() }
 
 func (s *Server) submitDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
 	out, err := s.svc.Submit(r.Context(), k.TenantID, k.ID, r.PathValue("id"))

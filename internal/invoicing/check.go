@@ -121,6 +121,9 @@ func (s *Service) CheckProfile(ctx context.Context, tenantID string) (*ProfileCh
 		}
 		cert.Status, cert.Detail = CheckFailed, strings.Join(msgs, "; ")
 		cert.Action = "get a certificate that meets the tax authority's profile and upload it (PUT /api/v1/profile)"
+	} else if err := s.sandboxChain(ctx, env, sig); err != nil {
+		cert.Status, cert.Detail = CheckFailed, err.Error()
+		cert.Action = "for the sandbox, sign with a certificate from its test certificate authority: `einvoice sandbox issue-cert --tin " + signerTIN(t) + " ...`, and upload it (PUT /api/v1/profile)"
 	} else if ws := dsig.CertificateWarnings(sig.Certificate(), now); len(ws) > 0 {
 		cert.Detail += " (" + strings.Join(ws, "; ") + ")"
 		cert.Action = "renew the certificate before it expires"
@@ -138,6 +141,15 @@ func (s *Service) CheckProfile(ctx context.Context, tenantID string) (*ProfileCh
 	}
 	add(step)
 	return res, nil
+}
+
+// sandboxChain asks the sandbox environment whether it trusts the signing
+// certificate's authority (nil for other environments, or when unknown).
+func (s *Service) sandboxChain(ctx context.Context, env string, sig *dsig.Signer) error {
+	if env != einvoice.EnvSandbox || s.sandboxTrust == nil {
+		return nil
+	}
+	return s.sandboxTrust(ctx, sig.Certificate())
 }
 
 func intermediaryHint(t *einvoice.Tenant) string {

@@ -82,8 +82,9 @@ func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world
 	}
 	w := &world{t: t, clk: &testclock.Clock{}, store: st}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	w.sandbox = sandbox.New(sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres,
-		Now: w.clk.Now, Logger: logger})
+	so := sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres, Now: w.clk.Now, Logger: logger}
+	sandbox.BindTenants(&so, st)
+	w.sandbox = sandbox.New(so)
 	hs := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if gate := w.searchGate.Load(); gate != nil && strings.HasSuffix(r.URL.Path, "/documents/search") {
 			(*gate)()

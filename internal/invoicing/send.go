@@ -221,7 +221,8 @@ func (s *Service) accepted(ctx context.Context, it *item, owner, submissionUID, 
 	j.Kind, j.State, j.MaybeSent, j.LastError = einvoice.JobPoll, einvoice.JobPending, false, ""
 	j.SubmissionUID, j.NextAttemptAt, j.LeaseUntil, j.UpdatedAt = submissionUID, now.Add(s.pollAfter), now, now
 	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusSubmitted, Note: note, At: now}
-	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
+	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting}, Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev,
+		Notify: s.documentEvent(ctx, d, j, einvoice.EventDocumentSubmitted)})
 }
 
 // rejected records a document the authority refused: Invalid with its errors.
@@ -239,13 +240,13 @@ func (s *Service) rejected(ctx context.Context, it *item, owner string, errs []e
 	}
 	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusInvalid, Note: note, At: now}
 	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted},
-		Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev})
+		Jobs: []*einvoice.Job{j}, Lease: owner, Event: ev, Notify: s.documentEvent(ctx, d, j, einvoice.EventDocumentInvalid)})
 }
 
 // write applies a lifecycle write, logging a lost lease (another worker has
 // taken the job over and will settle it).
 func (s *Service) write(ctx context.Context, w einvoice.SubmissionWrite) {
-	if err := s.store.WriteSubmission(context.WithoutCancel(ctx), w); err != nil {
+	if err := s.writeNotified(context.WithoutCancel(ctx), w); err != nil {
 		s.log.WarnContext(ctx, "submission step not recorded", "document_id", w.Doc.ID, "error", err)
 	}
 }

@@ -2,10 +2,12 @@ package invoicing
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -30,6 +32,11 @@ type Options struct {
 	// built-in sandbox, or any MyInvois-compatible service.
 	SandboxAPI    string
 	SandboxPortal string
+	// SandboxTrust, when not nil, tells whether a signing certificate
+	// chains to an authority the sandbox environment trusts (the built-in
+	// sandbox's CheckChain): the go-live check reports the sandbox's DS329
+	// before a document meets it.
+	SandboxTrust func(ctx context.Context, cert *x509.Certificate) error
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// NewID makes a new sortable id (UUID v7).
@@ -51,6 +58,23 @@ type Options struct {
 	// PollAfter is how long after acceptance a document's status is first
 	// asked (3 s, the authority's advice); it grows to a minute.
 	PollAfter time.Duration
+	// Webhooks delivers webhook requests; when nil, events are recorded and
+	// queued but Run delivers none.
+	Webhooks einvoice.WebhookSender
+	// WebhookAllowPrivate lets webhook URLs name loopback and private
+	// addresses (tests, private networks).
+	WebhookAllowPrivate bool
+	// DeliveryWorkers is the number of webhook delivery workers Run starts (4).
+	DeliveryWorkers int
+	// RetryBase is the first retry delay of a failed delivery (5 s, with
+	// jitter); it doubles per attempt up to an hour.
+	RetryBase time.Duration
+	// ReceivedInterval is how often each tenant's received documents are
+	// looked for (a minute; DECISIONS 16).
+	ReceivedInterval time.Duration
+	// OnDelivery, when set, is told the outcome of every delivery attempt
+	// (delivered, failed, gave_up) and its duration.
+	OnDelivery func(outcome string, d time.Duration)
 }
 
 // Service is the application: every use case of the API (tenants and keys,
@@ -62,6 +86,7 @@ type Service struct {
 	authority     einvoice.AuthorityAPI
 	sandboxAPI    string
 	sandboxPortal string
+	sandboxTrust  func(ctx context.Context, cert *x509.Certificate) error
 	clock         func() time.Time
 	newID         func() string
 	log           *slog.Logger
@@ -71,9 +96,17 @@ type Service struct {
 	workers       int
 	idle          time.Duration
 	pollAfter     time.Duration
+	hooks         webhookOptions
+	// receivedInterval is the received-documents poller's interval.
+	receivedInterval time.Duration
+	receivedStates   sync.Map // tenant id -> *receivedState
 
 	keyCache sync.Map // [sha256.Size]byte -> cachedKey
 	signers  sync.Map // tenant id -> *signerEntry
+
+	// idemPurged is when expired idempotency keys were last purged (unix
+	// nanoseconds).
+	idemPurged atomic.Int64
 }
 
 // New returns a Service with defaults filled in.
@@ -99,9 +132,12 @@ func New(o Options) *Service {
 	if o.PollAfter <= 0 {
 		o.PollAfter = 3 * time.Second
 	}
-	return &Service{store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
-		clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
-		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter}
+	if o.ReceivedInterval <= 0 {
+		o.ReceivedInterval = time.Minute
+	}
+	return &Service{receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
+		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o)}
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }

@@ -55,6 +55,7 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 		rec.ValidatedAt = state.ValidatedAt
 	}
 	var note string
+	var typ einvoice.EventType
 	switch strings.ToLower(state.Status) {
 	case "valid":
 		d.Status, note = einvoice.StatusValid, "validated by the authority"
@@ -64,6 +65,7 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 				rr.CancelBefore = rec.ValidatedAt.Add(einvoice.CancelWindow)
 			}
 			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(state.StatusReason, 200)
+			typ = einvoice.EventDocumentRejectionRequested
 		} else if from == einvoice.StatusValid {
 			return true, nil // nothing new
 		}
@@ -89,7 +91,14 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 		j.State, j.LeaseUntil, j.UpdatedAt, j.LastError = einvoice.JobDone, now, now, ""
 		w.Jobs, w.Lease = []*einvoice.Job{j}, owner
 	}
-	if err := s.store.WriteSubmission(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
+	// A document found Valid with a rejection already requested has both
+	// events, in that order.
+	var first einvoice.EventType
+	if from != d.Status {
+		first = statusEvent(d.Status)
+	}
+	w.Notify = s.documentEvent(ctx, d, j, first, typ)
+	if err := s.writeNotified(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
 		s.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
 		return false, fmt.Errorf("record the authority's verdict: %w", err)
 	}
@@ -195,7 +204,8 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
 	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
 	// The authority has cancelled it: record that even if the client left.
-	if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev}); err != nil {
+	if err := s.writeNotified(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev,
+		Notify: s.documentEvent(ctx, d, nil, einvoice.EventDocumentCancelled)}); err != nil {
 		return nil, fmt.Errorf("record cancellation: %w", err)
 	}
 	return &StatusResult{Doc: d, ValidationURL: s.ValidationURL(t, d)}, nil

@@ -25,6 +25,8 @@ func (s *Service) Run(ctx context.Context) {
 		wg.Go(func() { s.loop(ctx, "submission worker", s.RunOnce) })
 		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
+	wg.Go(func() { s.loop(ctx, "received documents", s.ReceivedOnce) })
+	s.runDeliveries(ctx, &wg)
 	wg.Wait()
 }
 

@@ -18,6 +18,8 @@ const (
 	EndpointSearch          = "search_documents"
 	EndpointCancel          = "cancel_document"
 	EndpointValidateTIN     = "validate_tin"
+	EndpointRawDocument     = "document_raw"
+	EndpointNotifications   = "notifications"
 )
 
 // RequestsPerMinute is the authority's published limit of requests per
@@ -33,6 +35,7 @@ var defaultRPM = map[string]int{
 	EndpointCancel:          12,
 	EndpointValidateTIN:     60,
 	EndpointSearch:          12,
+	EndpointRawDocument:     60,
 }
 
 // budgetWindow is the sliding window of the budgets: a minute, plus a second

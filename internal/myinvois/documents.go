@@ -65,11 +65,17 @@ func (c *Client) GetDocumentDetails(ctx context.Context, cred einvoice.Credentia
 // carrying an error block is a failure too: a CallError with Status 200 and
 // that Body (not Temporary).
 func (c *Client) CancelDocument(ctx context.Context, cred einvoice.Credentials, uuid, reason string) error {
-	const op = "myinvois: cancel document"
+	return c.changeState(ctx, cred, "myinvois: cancel document", uuid, "cancelled", reason)
+}
+
+// changeState is PUT .../documents/state/{uuid}/state with status and
+// reason (cancel and reject share the call and its rate limit); a 200
+// answer carrying an error block is a failure.
+func (c *Client) changeState(ctx context.Context, cred einvoice.Credentials, op, uuid, status, reason string) error {
 	body, err := json.Marshal(struct {
 		Status string `json:"status"`
 		Reason string `json:"reason"`
-	}{"cancelled", reason})
+	}{status, reason})
 	if err != nil {
 		return fmt.Errorf("%s: encoding: %w", op, err)
 	}

@@ -41,6 +41,23 @@ func startSandbox(t *testing.T, dsn string, o sandbox.Options) sandboxEnv {
 	o.DB, o.Postgres = st.DB(), st.Engine() == sqlstore.Postgres
 	o.Logger = quietLogger(t)
 	sb := sandbox.New(o)
+	// The client logs in bound to the supplier's TIN.
+	// The clients log in bound to the supplier's TIN; erp-client may also
+	// act for the TINs the tests name in onbehalfof.
+	represents := []string{"C2222222220"}
+	for i := range 20 {
+		represents = append(represents, "C"+strconv.Itoa(1000000+i)+"0")
+	}
+	for _, c := range []sandbox.Client{
+		{ID: "erp-client", Secret: "erp-secret-1", Represents: represents},
+		{ID: "erp-client-dense", Secret: "dense-secret"},
+		{ID: "erp-control", Secret: "erp-control-secret"},
+	} {
+		c.TIN, c.IDType, c.IDValue = supplierTIN, "BRN", "201901234567"
+		if err := sb.AddClient(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hs := httptest.NewServer(sb)
 	t.Cleanup(hs.Close)
 	return sandboxEnv{sb: sb, cred: einvoice.Credentials{BaseURL: hs.URL, ClientID: "erp-client", ClientSecret: "erp-secret-1"}}
@@ -105,6 +122,11 @@ func sampleDoc(t *testing.T, buyer, code string, issued time.Time) einvoice.Outg
 	setLeaf(t, inv, "IssueTime", issued.Format("15:04:05Z"))
 	setTIN(t, inv, "AccountingSupplierParty", supplierTIN)
 	setTIN(t, inv, "AccountingCustomerParty", buyer)
+	// The shipping recipient's TIN is a placeholder too, which the sandbox
+	// judges as the authority does: the buyer receives the goods.
+	if _, ok := inv["Delivery"]; ok {
+		setTIN(t, first(t, inv["Delivery"]), "DeliveryParty", buyer)
+	}
 	body, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -131,11 +153,14 @@ func setLeaf(t *testing.T, parent map[string]any, name, value string) {
 	first(t, parent[name])["_"] = value
 }
 
-// setTIN sets the TIN of a party (AccountingSupplierParty or
-// AccountingCustomerParty).
+// setTIN sets the TIN of a party (AccountingSupplierParty,
+// AccountingCustomerParty, or a Delivery's DeliveryParty).
 func setTIN(t *testing.T, inv map[string]any, party, tin string) {
 	t.Helper()
-	p := first(t, first(t, inv[party])["Party"])
+	p := first(t, inv[party])
+	if party != "DeliveryParty" {
+		p = first(t, p["Party"])
+	}
 	ids, _ := p["PartyIdentification"].([]any)
 	for _, id := range ids {
 		leaf := first(t, id.(map[string]any)["ID"])
@@ -268,21 +293,28 @@ func TestSandboxInvalidDocument(t *testing.T) {
 }
 
 // TestSandboxRejectsAtSubmission: a document refused at submission comes
-// back in Rejected, with the error's details.
+// back in Rejected, with the error's details; a document of another issuer
+// refuses the whole submission (403 IncorrectSubmitter).
 func TestSandboxRejectsAtSubmission(t *testing.T) {
 	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
 	c := myinvois.New(myinvois.Options{Logger: quietLogger(t)})
 	ctx := context.Background()
 	cred := env.cred
-	cred.OnBehalfOf = "C2222222220" // an intermediary for another taxpayer
-	good := sample(t, buyerTIN)
-	res, err := c.Submit(ctx, cred, []einvoice.OutgoingDocument{good})
+	bad := sample(t, buyerTIN)
+	bad.CodeNumber = "NOT-ITS-ID"
+	res, err := c.Submit(ctx, cred, []einvoice.OutgoingDocument{bad})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rejected) != 1 || res.Rejected[0].CodeNumber != good.CodeNumber || len(res.Rejected[0].Error.Details) == 0 ||
-		res.Rejected[0].Error.Details[0].Code != "IncorrectSubmitter" {
-		t.Errorf("Submit on behalf of another TIN: %+v", res)
+	if len(res.Rejected) != 1 || res.Rejected[0].CodeNumber != bad.CodeNumber || len(res.Rejected[0].Error.Details) == 0 ||
+		res.Rejected[0].Error.Details[0].Code != "CodeNumberMismatch" {
+		t.Errorf("Submit with another code number: %+v", res)
+	}
+	cred.OnBehalfOf = "C2222222220" // an intermediary for another taxpayer
+	_, err = c.Submit(ctx, cred, []einvoice.OutgoingDocument{sample(t, buyerTIN)})
+	var ce *einvoice.CallError
+	if !errors.As(err, &ce) || ce.Status != 403 || ce.Body.Code != "IncorrectSubmitter" {
+		t.Errorf("Submit on behalf of another TIN: %v", err)
 	}
 	cred.OnBehalfOf = supplierTIN
 	res, err = c.Submit(ctx, cred, []einvoice.OutgoingDocument{sample(t, buyerTIN)})

@@ -23,7 +23,11 @@ func (r *renderer) headerRows() []row {
 	details := r.fieldRows(detailsX, detailsW, detailsLabelW, r.detailFields(), body)
 	h := max(titleH, height(details))
 	return []row{{h: h, draw: func(top float64) {
-		r.c.text(marginL, top, "e-INVOICE", smallBold)
+		label := "e-INVOICE"
+		if r.in.Received {
+			label = "RECEIVED e-INVOICE"
+		}
+		r.c.text(marginL, top, label, smallBold)
 		y := top + small.lineHeight()
 		for _, l := range title {
 			r.c.text(marginL, y, l, titleSt)

@@ -17,6 +17,9 @@ type Input struct {
 	// Validation is set when the document is Valid; nil prints a clear
 	// "NOT YET VALIDATED" mark (as real text, so text extractors read it).
 	Validation *Validation
+	// Received marks a document another taxpayer issued to the tenant
+	// ("RECEIVED e-INVOICE" in the header, "received" in the footer).
+	Received bool
 }
 
 // Validation is the tax authority's validation of a Valid document.
@@ -100,6 +103,9 @@ func (r *renderer) layout() {
 	r.lineTable()
 	r.flow(r.summaryRows())
 	left := r.title + " " + orDash(r.doc.InvoiceSerialNumber)
+	if r.in.Received {
+		left += " · received"
+	}
 	switch {
 	case r.doc.Status == einvoice.StatusCancelled:
 		r.footers(left, cancelled, style{size: 7, bold: true, color: alarm})

@@ -35,8 +35,9 @@ func refuse(status int, code, target, msg string) *stateRefusal {
 
 // handleState is PUT /api/v1.0/documents/state/{uuid}/state: cancel (by the
 // submitting client, while Valid, within 72 hours of validation, when no
-// Valid note references the document) or reject (a rejection request: the
-// document stays Valid; any client may ask in the sandbox, once).
+// Valid note references the document) or reject (a rejection request by
+// the receiver, a client bound to the receiver's TIN logged in as a
+// taxpayer: the document stays Valid; once).
 func (s *Server) handleState(w http.ResponseWriter, r *http.Request, c caller) {
 	id := r.PathValue("uuid")
 	if !cleanText(id, maxIDParam) {
@@ -94,6 +95,9 @@ func (s *Server) changeState(ctx context.Context, tx *sql.Tx, id, op, reason str
 	}
 	if op == "cancelled" && d.ClientID != c.ClientID {
 		return refuse(http.StatusForbidden, "Forbidden", id, "Only the issuer may cancel a document")
+	}
+	if op == "rejected" && !c.receives(d) {
+		return refuse(http.StatusForbidden, "Forbidden", id, "Only the receiver (buyer) may reject a document")
 	}
 	if st := d.status(now); st != statusValid {
 		return refuse(http.StatusBadRequest, "IncorrectState", id, "The document is "+st+"; only a Valid document can be "+op)

@@ -92,9 +92,20 @@ func TestReject(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
-		buyer := login(t, hs.URL, "buyer-erp", buyerTIN)
+		buyer := loginAs(t, hs.URL, "buyer-erp", buyerTIN)
 		id := c.submitOne(invoice(invoiceOpts{code: "RJ-1", issued: e.clock.Now()}))
 		e.clock.Advance(time.Hour)
+		// Only the buyer rejects: not the issuer, not an intermediary acting
+		// for the buyer; and the buyer cannot cancel.
+		if r := c.state(id, "rejected", "mine"); r.Status != 403 || r.errorCode(t) != "Forbidden" {
+			t.Errorf("issuer rejects: %d %s", r.Status, r.Body)
+		}
+		if r := login(t, hs.URL, "agent", buyerTIN).state(id, "rejected", "theirs"); r.Status != 403 {
+			t.Errorf("intermediary of the buyer rejects: %d %s", r.Status, r.Body)
+		}
+		if r := buyer.state(id, "cancelled", "not mine"); r.Status != 403 || r.errorCode(t) != "Forbidden" {
+			t.Errorf("buyer cancels: %d %s", r.Status, r.Body)
+		}
 		r := buyer.state(id, "rejected", "wrong amount")
 		if body := r.JSON(t); r.Status != 200 || body["uuid"] != id || body["status"] != "Requested for Rejection" {
 			t.Fatalf("reject: %d %s", r.Status, r.Body)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -232,16 +231,7 @@ func (s *Server) visibleDoc(w http.ResponseWriter, r *http.Request, c caller, co
 		return docRow{}, "", false
 	}
 	st := d.status(s.now())
-	receiver := c.TIN() != "" && strings.EqualFold(c.TIN(), d.ReceiverTIN) && (st == statusValid || st == statusCancelled)
-	if receiver && d.ClientID != c.ClientID {
-		// A receiver is a taxpayer this client issues documents for: an
-		// onbehalfof header alone does not make a caller the buyer.
-		if err := s.rdb.QueryRowContext(r.Context(), `SELECT EXISTS (SELECT 1 FROM sandbox_documents WHERE client_id = $1 AND issuer_tin = $2)`,
-			c.ClientID, d.ReceiverTIN).Scan(&receiver); err != nil {
-			s.internalError(w, r, fmt.Errorf("check receiver: %w", err))
-			return docRow{}, "", false
-		}
-	}
+	receiver := c.receives(d) && (st == statusValid || st == statusCancelled)
 	if d.ClientID != c.ClientID && !receiver {
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "Document not found", Target: id})
 		return docRow{}, "", false

@@ -32,7 +32,7 @@ func TestGetSubmission(t *testing.T) {
 		d := docs[0].(map[string]any)
 		want := map[string]any{
 			"uuid": res.Accepted[2].UUID, "submissionUid": uid, "internalId": "S-3", "typeName": "Self-billed Invoice",
-			"typeVersionName": "1.0", "issuerTin": buyerTIN, "issuerName": "Buyer Name", "receiverId": supplierTIN,
+			"typeVersionName": "1.0", "issuerTin": supplierTIN, "issuerName": "Buyer Name", "receiverId": buyerTIN,
 			"receiverName": "Supplier Sdn. Bhd.", "dateTimeIssued": now.Format(time.RFC3339), "status": "Valid",
 			"totalExcludingTax": float64(100), "totalPayableAmount": float64(106), "totalNetAmount": float64(100),
 			"totalDiscount": float64(0), "createdByUserId": "", "cancelDateTime": nil, "rejectRequestDateTime": nil,
@@ -93,11 +93,12 @@ func TestRawAndDetails(t *testing.T) {
 			t.Errorf("core fields step: %v", core)
 		}
 
-		// Others see nothing; the receiver (by onbehalfof) sees Valid documents.
-		stranger := login(t, hs.URL, "erp-2", "")
-		receiver := login(t, hs.URL, "erp-3", buyerTIN)
-		// A receiver is a taxpayer the client issues documents for.
-		receiver.submitOne(invoice(invoiceOpts{code: "BUYERS-OWN-1", supplier: buyerTIN, buyer: "C1234567890", issued: time.Now()}))
+		// Others see nothing; the receiver (the client bound to the buyer's
+		// TIN) sees Valid documents; an intermediary acting for the buyer
+		// does not (it sees only what it submitted).
+		stranger := loginAs(t, hs.URL, "erp-2", "C30000000010")
+		receiver := loginAs(t, hs.URL, "erp-3", buyerTIN)
+		agent := login(t, hs.URL, "agent", buyerTIN)
 		for _, tc := range []struct {
 			name   string
 			c      *client
@@ -107,7 +108,9 @@ func TestRawAndDetails(t *testing.T) {
 			{"stranger raw", stranger, "/api/v1.0/documents/" + validID + "/raw", 404},
 			{"stranger details", stranger, "/api/v1.0/documents/" + validID + "/details", 404},
 			{"receiver raw", receiver, "/api/v1.0/documents/" + validID + "/raw", 200},
+			{"receiver details", receiver, "/api/v1.0/documents/" + validID + "/details", 200},
 			{"receiver details of Invalid", receiver, "/api/v1.0/documents/" + invalidID + "/details", 404},
+			{"intermediary for the receiver", agent, "/api/v1.0/documents/" + validID + "/raw", 404},
 			{"unknown", c, "/api/v1.0/documents/AAAAAAAAAAAAAAAAAAAAAAAAAA/details", 404},
 			{"unknown route", c, "/api/v1.0/nothing", 404},
 		} {

@@ -17,6 +17,10 @@ const (
 	epCancel     = "cancel" // the state endpoint: cancel and reject
 	epSearch     = "search"
 	epTIN        = "tin"
+	epRecent     = "recent"
+	epTypes      = "documenttypes"
+	epNotices    = "notifications"
+	epTaxpayer   = "taxpayer" // search TIN and taxpayer QR info
 	epAny        = "*"
 )
 
@@ -63,7 +67,7 @@ type Fault struct {
 // valid reports whether the fault names a known endpoint and kind.
 func (f Fault) valid() bool {
 	switch f.Endpoint {
-	case epToken, epSubmit, epSubmission, epDetails, epRaw, epCancel, epSearch, epTIN, epAny:
+	case epToken, epSubmit, epSubmission, epDetails, epRaw, epCancel, epSearch, epTIN, epRecent, epTypes, epNotices, epTaxpayer, epAny:
 	default:
 		return false
 	}

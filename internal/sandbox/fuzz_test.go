@@ -27,6 +27,7 @@ func FuzzSubmit(f *testing.F) {
 	f.Add(good.body, true)
 	f.Add([]byte(`{"documents":[{"format":"JSON","document":"e30=","documentHash":"44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","codeNumber":"x"}]}`), false)
 	f.Add([]byte(`{"documents":[{"format":"XML","document":"PGEvPg==","documentHash":"","codeNumber":"x"}]}`), false)
+	f.Add(xmlEnvelope("XML", xmlInvoice("FZ-1", now, "")), false)
 	f.Add([]byte(`{"documents":null}`), false)
 	f.Add([]byte(`{"_D":"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2","_A":"a","_B":"b","Invoice":[{"ID":[{"_":"\u0000"}]}]}`), true)
 	f.Add([]byte(`{"_D":1,"Invoice":[[[[]]]]}`), true)
@@ -51,6 +52,9 @@ func FuzzSubmit(f *testing.F) {
 		}
 		sb := sandbox.New(sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres,
 			VerifySignature: func([]byte) error { return nil }})
+		if err := sb.AddClient(context.Background(), sandbox.Client{ID: "fuzz", Secret: "secret-fuzz", TIN: supplierTIN}); err != nil {
+			f.Fatal(err)
+		}
 		hs := httptest.NewServer(sb)
 		f.Cleanup(hs.Close)
 		targets = append(targets, &client{base: hs.URL, hc: &http.Client{Timeout: time.Minute}})

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,14 +100,85 @@ func (e *env) openStore() *sqlstore.Store {
 func (e *env) server(opts ...func(*sandbox.Options)) (*sandbox.Server, *httptest.Server) {
 	e.t.Helper()
 	st := e.openStore()
-	o := sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres, Now: e.clock.Now}
+	o := sandbox.Options{DB: st.DB(), ReadDB: st.ReadDB(), Postgres: st.Engine() == sqlstore.Postgres, Now: e.clock.Now, Secrets: st.Secrets()}
 	for _, f := range opts {
 		f(&o)
 	}
 	sb := sandbox.New(o)
 	hs := httptest.NewServer(sb)
 	e.t.Cleanup(hs.Close)
+	e.t.Cleanup(func() { registry.forget(hs.URL) })
+	registry.serve(hs.URL, sb)
 	return sb, hs
+}
+
+// intermediaryTIN is the own TIN of the clients tests log in with an
+// onbehalfof header.
+const intermediaryTIN = "C90000000010"
+
+// registry knows the sandbox behind each test server, so that login can
+// register its client (bound to a TIN) first, as `einvoice sandbox client
+// add` does.
+var registry = &clientRegistry{servers: map[string]*sandbox.Server{}, clients: map[string]sandbox.Client{}}
+
+type clientRegistry struct {
+	mu      sync.Mutex
+	servers map[string]*sandbox.Server
+	clients map[string]sandbox.Client // by base + " " + client id
+}
+
+func (g *clientRegistry) serve(base string, sb *sandbox.Server) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.servers[base] = sb
+}
+
+func (g *clientRegistry) forget(base string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.servers, base)
+	for k := range g.clients {
+		if strings.HasPrefix(k, base+" ") {
+			delete(g.clients, k)
+		}
+	}
+}
+
+// ensure registers clientID (secret "secret-"+clientID) bound to tin ("":
+// keep the TIN it has, or supplierTIN for a new client), adding the TIN of
+// obo to those it represents.
+func (g *clientRegistry) ensure(t *testing.T, base, clientID, tin, obo string) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	sb := g.servers[base]
+	if sb == nil {
+		return // a server the tests did not start through env.server
+	}
+	key := base + " " + clientID
+	c, known := g.clients[key]
+	if !known {
+		c = sandbox.Client{ID: clientID, Secret: "secret-" + clientID, TIN: supplierTIN, IDType: "BRN", IDValue: "202001234567", Name: "Client " + clientID}
+		if obo != "" {
+			c.TIN = intermediaryTIN
+		}
+	}
+	if tin != "" {
+		c.TIN = tin
+	}
+	if obo != "" {
+		oboTIN, _, _ := strings.Cut(obo, ":")
+		if oboTIN != c.TIN && !slices.Contains(c.Represents, oboTIN) {
+			c.Represents = append(c.Represents, oboTIN)
+		}
+	}
+	if known && tin == "" && obo == "" {
+		return
+	}
+	if err := sb.AddClient(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	g.clients[key] = c
 }
 
 // response is an HTTP answer.
@@ -149,8 +221,23 @@ func newClient(t *testing.T, base string) *client {
 	return &client{t: t, base: base, hc: &http.Client{Timeout: 30 * time.Second}}
 }
 
-// login gets a token for clientID (and onbehalfof when not "").
+// login gets a token for clientID (and onbehalfof when not ""), registering
+// the client first: bound to supplierTIN, or as an intermediary (bound to
+// intermediaryTIN) representing obo's TIN.
 func login(t *testing.T, base, clientID, obo string) *client {
+	t.Helper()
+	registry.ensure(t, base, clientID, "", obo)
+	return login1(t, base, clientID, obo)
+}
+
+// loginAs gets a token for clientID bound to tin.
+func loginAs(t *testing.T, base, clientID, tin string) *client {
+	t.Helper()
+	registry.ensure(t, base, clientID, tin, "")
+	return login1(t, base, clientID, "")
+}
+
+func login1(t *testing.T, base, clientID, obo string) *client {
 	t.Helper()
 	c := newClient(t, base)
 	r := c.loginRaw(url.Values{"client_id": {clientID}, "client_secret": {"secret-" + clientID},
@@ -191,7 +278,7 @@ func (c *client) try(method, path string, body any) (response, error) {
 	c.t.Helper()
 	r, err := c.try1(method, path, body)
 	if err == nil && r.Status == http.StatusUnauthorized && c.clientID != "" {
-		c.token = login(c.t, c.base, c.clientID, c.obo).token
+		c.token = login1(c.t, c.base, c.clientID, c.obo).token
 		return c.try1(method, path, body)
 	}
 	return r, err
@@ -379,6 +466,10 @@ func invoice(o invoiceOpts) doc {
 	}
 	if o.supplier == "" {
 		o.supplier = supplierTIN
+		if o.typeCode >= "11" && o.buyer == "" {
+			// Self-billed: the logged-in client (supplierTIN) is the buyer.
+			o.supplier, o.buyer = buyerTIN, supplierTIN
+		}
 	}
 	if o.buyer == "" {
 		o.buyer = buyerTIN
@@ -474,6 +565,7 @@ func patchSample(root map[string]any, code string, issued time.Time, supplier, b
 	setLeaf(inv, "IssueTime", issued.UTC().Format("15:04:05Z"))
 	setTIN(inv, "AccountingSupplierParty", supplier)
 	setTIN(inv, "AccountingCustomerParty", buyer)
+	setRecipientTIN(inv, buyer)
 	if brs, ok := inv["BillingReference"].([]any); ok {
 		for _, br := range brs {
 			refs, _ := br.(map[string]any)["InvoiceDocumentReference"].([]any)
@@ -487,6 +579,24 @@ func patchSample(root map[string]any, code string, issued time.Time, supplier, b
 
 func setLeaf(obj map[string]any, key string, v any) {
 	obj[key].([]any)[0].(map[string]any)["_"] = v
+}
+
+// setRecipientTIN sets the TIN of every shipping recipient
+// (Delivery/DeliveryParty).
+func setRecipientTIN(inv map[string]any, tin string) {
+	dls, _ := inv["Delivery"].([]any)
+	for _, dl := range dls {
+		parties, _ := dl.(map[string]any)["DeliveryParty"].([]any)
+		for _, p := range parties {
+			pids, _ := p.(map[string]any)["PartyIdentification"].([]any)
+			for _, pid := range pids {
+				id := pid.(map[string]any)["ID"].([]any)[0].(map[string]any)
+				if id["schemeID"] == "TIN" {
+					id["_"] = tin
+				}
+			}
+		}
+	}
 }
 
 func setTIN(inv map[string]any, partyKey, tin string) {

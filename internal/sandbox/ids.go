@@ -35,9 +35,6 @@ func newID(n int) string {
 	return string(out)
 }
 
-// newToken returns a fresh access token (256 random bits).
-func newToken() string { return rand.Text() + rand.Text() }
-
 // newCorrelationID returns the id of one response.
 func newCorrelationID() string { return uuid.NewString() }
 

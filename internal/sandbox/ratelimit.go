@@ -17,6 +17,8 @@ var rpm = map[string]int{
 	epCancel:     12,
 	epTIN:        60,
 	epSearch:     12,
+	epRecent:     12,
+	epTaxpayer:   60,
 }
 
 // allow counts one call of endpoint by client when rate limits are on; it

@@ -15,7 +15,8 @@ func TestRateLimits(t *testing.T) {
 		limited := func(o *sandbox.Options) { o.RateLimits = true }
 		_, a := e.server(limited)
 		_, b := e.server(limited) // a replica: the windows are shared
-		form := url.Values{"client_id": {"erp-1"}, "client_secret": {"s"}, "grant_type": {"client_credentials"}}
+		registry.ensure(t, a.URL, "erp-1", supplierTIN, "")
+		form := url.Values{"client_id": {"erp-1"}, "client_secret": {"secret-erp-1"}, "grant_type": {"client_credentials"}}
 		e.clock.Advance(time.Second) // the window opens at the first call
 		for i := range 12 {
 			base := a.URL
@@ -33,7 +34,8 @@ func TestRateLimits(t *testing.T) {
 			t.Errorf("13th login: %d %s Retry-After %q", r.Status, r.Body, r.Header.Get("Retry-After"))
 		}
 		// Another client has its own budget.
-		other := url.Values{"client_id": {"erp-2"}, "client_secret": {"s"}, "grant_type": {"client_credentials"}}
+		registry.ensure(t, a.URL, "erp-2", supplierTIN, "")
+		other := url.Values{"client_id": {"erp-2"}, "client_secret": {"secret-erp-2"}, "grant_type": {"client_credentials"}}
 		if r := newClient(t, a.URL).loginRaw(other, ""); r.Status != http.StatusOK {
 			t.Errorf("another client: %d", r.Status)
 		}
@@ -62,7 +64,8 @@ func TestRateLimits(t *testing.T) {
 func TestNoRateLimitsByDefault(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
-		form := url.Values{"client_id": {"erp-1"}, "client_secret": {"s"}, "grant_type": {"client_credentials"}}
+		registry.ensure(t, hs.URL, "erp-1", supplierTIN, "")
+		form := url.Values{"client_id": {"erp-1"}, "client_secret": {"secret-erp-1"}, "grant_type": {"client_credentials"}}
 		for i := range 15 {
 			if r := newClient(t, hs.URL).loginRaw(form, ""); r.Status != http.StatusOK || r.Header.Get("X-Rate-Limit-Limit") != "" {
 				t.Fatalf("login %d: %d", i+1, r.Status)

@@ -56,6 +56,30 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 		return
 	}
 	now := s.now()
+	q, ok := docFilter(w, r, c, now, true)
+	if !ok {
+		return
+	}
+	docs, total, err := s.pageDocs(r, q, pageNo, pageSize)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	result := make([]documentSummary, 0, len(docs))
+	for _, d := range docs {
+		result = append(result, d.summary(now))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"result":   result,
+		"metadata": map[string]int{"totalPages": (total + pageSize - 1) / pageSize, "totalCount": total},
+	})
+}
+
+// docFilter reads the filters Search and Recent Documents share: the
+// submission- and issue-date windows (one required when needWindow),
+// direction, status, type, uuid, TINs and searchQuery. A bad one is
+// answered 400 BadArgument.
+func docFilter(w http.ResponseWriter, r *http.Request, c caller, now time.Time, needWindow bool) (*where, bool) {
 	q := &where{}
 	windows := 0
 	for _, col := range []struct{ from, to, column string }{
@@ -64,42 +88,46 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 	} {
 		from, to, given, ok := dateRange(w, r, col.from, col.to)
 		if !ok {
-			return
+			return nil, false
 		}
 		if given {
 			windows++
 			q.add(col.column + " >= " + q.arg(micros(from)) + " AND " + col.column + " < " + q.arg(micros(to)))
 		}
 	}
-	if windows == 0 {
+	if windows == 0 && needWindow {
 		badArgument(w, "submissionDateFrom", "submissionDateFrom and submissionDateTo (or issueDateFrom and issueDateTo) are required")
-		return
+		return nil, false
 	}
 	switch dir := param(r, "invoiceDirection"); {
 	case dir == "" || strings.EqualFold(dir, "Sent"):
 		q.add("client_id = " + q.arg(c.ClientID))
 	case strings.EqualFold(dir, "Received"):
-		// A receiver is a taxpayer this client issues documents for: an
-		// onbehalfof header alone does not make a caller a document's buyer.
-		q.add("receiver_tin = " + q.arg(c.TIN()) + " AND verdict = 'Valid' AND validated_at <= " + q.arg(micros(now)) +
-			" AND EXISTS (SELECT 1 FROM sandbox_documents own WHERE own.client_id = " + q.arg(c.ClientID) +
-			" AND own.issuer_tin = sandbox_documents.receiver_tin)")
+		// Documents issued by other clients to the TIN the caller is bound
+		// to (none for an intermediary); receivers never see Submitted or
+		// Invalid ones.
+		if c.receiver() == "" {
+			q.add("1 = 0")
+		} else {
+			q.add("receiver_tin = " + q.arg(c.receiver()) + " AND client_id <> " + q.arg(c.ClientID) +
+				" AND verdict = 'Valid' AND validated_at <= " + q.arg(micros(now)))
+		}
 	default:
 		badArgument(w, "invoiceDirection", "invoiceDirection must be Sent or Received")
-		return
+		return nil, false
 	}
 	if st := param(r, "status"); st != "" {
 		cond, ok := statusCond(q, st, now)
 		if !ok {
 			badArgument(w, "status", "status must be Valid, Invalid, Cancelled or Submitted")
-			return
+			return nil, false
 		}
 		q.add(cond)
 	}
 	if dt := param(r, "documentType"); dt != "" {
 		if _, ok := typeNames[dt]; !ok {
 			badArgument(w, "documentType", "documentType must be one of 01, 02, 03, 04, 11, 12, 13, 14")
-			return
+			return nil, false
 		}
 		q.add("type_code = " + q.arg(dt))
 	}
@@ -107,7 +135,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 		if v := param(r, p.name); v != "" {
 			if !cleanText(v, maxSearchQuery) {
 				badArgument(w, p.name, p.name+" is not valid")
-				return
+				return nil, false
 			}
 			q.add(p.column + " = " + q.arg(v))
 		}
@@ -115,38 +143,32 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c caller) 
 	if sq := param(r, "searchQuery"); sq != "" {
 		if !cleanText(sq, maxSearchQuery) {
 			badArgument(w, "searchQuery", "searchQuery may have at most 200 characters")
-			return
+			return nil, false
 		}
 		exact, like := q.arg(sq), q.arg("%"+likeEscape(strings.ToLower(sq))+"%")
 		q.add("(uuid = " + exact + " OR internal_id = " + exact + " OR issuer_tin = " + exact + " OR receiver_tin = " + exact +
 			` OR lower(issuer_name) LIKE ` + like + ` ESCAPE '\' OR lower(receiver_name) LIKE ` + like + ` ESCAPE '\')`)
 	}
+	return q, true
+}
 
+// pageDocs counts the documents q selects (at most 10,000) and reads one
+// page of them, newest first.
+func (s *Server) pageDocs(r *http.Request, q *where, pageNo, pageSize int) ([]docRow, int, error) {
 	var total int
 	if err := s.rdb.QueryRowContext(r.Context(), `SELECT COUNT(*) FROM sandbox_documents WHERE `+q.String(), q.args...).Scan(&total); err != nil {
-		s.internalError(w, r, fmt.Errorf("count documents: %w", err))
-		return
+		return nil, 0, fmt.Errorf("count documents: %w", err)
 	}
 	total = min(total, maxSearchResults)
 	offset := (pageNo - 1) * pageSize
-	result := []documentSummary{}
-	if offset < total {
-		limit := min(pageSize, total-offset)
-		query := `SELECT ` + docColumns + ` FROM sandbox_documents WHERE ` + q.String() +
-			` ORDER BY received_at DESC, uuid DESC LIMIT ` + q.arg(limit) + ` OFFSET ` + q.arg(offset)
-		docs, err := s.queryDocs(r, query, q.args...)
-		if err != nil {
-			s.internalError(w, r, err)
-			return
-		}
-		for _, d := range docs {
-			result = append(result, d.summary(now))
-		}
+	if offset >= total {
+		return nil, total, nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"result":   result,
-		"metadata": map[string]int{"totalPages": (total + pageSize - 1) / pageSize, "totalCount": total},
-	})
+	limit := min(pageSize, total-offset)
+	query := `SELECT ` + docColumns + ` FROM sandbox_documents WHERE ` + q.String() +
+		` ORDER BY received_at DESC, uuid DESC LIMIT ` + q.arg(limit) + ` OFFSET ` + q.arg(offset)
+	docs, err := s.queryDocs(r, query, q.args...)
+	return docs, total, err
 }
 
 // dateRange reads a from/to pair: both or neither, from not after to, at

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"context"
+	"crypto/x509"
 	"database/sql"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -42,6 +45,9 @@ type Options struct {
 	// document; nil: signatures are not checked. An error makes the
 	// document Invalid (Step08-Document Signature Validator).
 	VerifySignature func(doc []byte) error
+	// VerifyXMLSignature is VerifySignature for XML documents; nil: their
+	// signatures are not checked.
+	VerifyXMLSignature func(doc []byte) error
 	// RateLimits enforces the authority's per-client, per-endpoint requests
 	// per minute with 429 and Retry-After; the windows live in the database
 	// so that replicas share them.
@@ -51,6 +57,23 @@ type Options struct {
 	RateWindow time.Duration
 	// Logger receives internal errors (nil: slog.Default()).
 	Logger *slog.Logger
+	// Clients, when not nil, finds the clients of a client id that is not
+	// registered with AddClient: the built-in sandbox of `serve` looks it
+	// up in the tenants' profiles, so that their credentials log in bound
+	// to their TINs without registration. Several may come back (an
+	// intermediary's tenants share its credentials).
+	Clients func(ctx context.Context, clientID string) ([]Client, error)
+	// Taxpayers, when not nil, finds taxpayers bound to clients beyond the
+	// registered ones (the tenants' profiles of the built-in sandbox), for
+	// the TIN check, search TIN and taxpayer QR info.
+	Taxpayers func(ctx context.Context, q TaxpayerQuery) ([]Taxpayer, error)
+	// Secrets seals the key of the sandbox's test certificate authority
+	// in its table (nil: stored as PEM; never served either way).
+	Secrets Sealer
+	// TrustedCAs are certificate authorities trusted besides the
+	// sandbox's own test CA: a signed document's certificate must chain to
+	// one of them (DS329).
+	TrustedCAs []*x509.Certificate
 }
 
 // Server is the sandbox: an http.Handler speaking the MyInvois protocol.
@@ -63,10 +86,19 @@ type Server struct {
 	delay     time.Duration
 	portalURL string
 	verify    func([]byte) error
+	verifyXML func([]byte) error
 	limits    bool
 	window    time.Duration
 	log       *slog.Logger
 	mux       *http.ServeMux
+	clients   func(context.Context, string) ([]Client, error)
+	taxpayers func(context.Context, TaxpayerQuery) ([]Taxpayer, error)
+	keys      signingKey
+
+	secrets Sealer
+	trusted []*x509.Certificate
+	caMu    sync.Mutex
+	caCache *testCA
 
 	faults faultSet
 	// swept is when expired rows were last removed (unix microseconds).
@@ -85,9 +117,14 @@ func New(o Options) *Server {
 		delay:     max(o.Delay, 0),
 		portalURL: strings.TrimRight(o.PortalURL, "/"),
 		verify:    o.VerifySignature,
+		verifyXML: o.VerifyXMLSignature,
 		limits:    o.RateLimits,
 		window:    o.RateWindow,
 		log:       o.Logger,
+		clients:   o.Clients,
+		taxpayers: o.Taxpayers,
+		secrets:   o.Secrets,
+		trusted:   o.TrustedCAs,
 	}
 	if s.rdb == nil {
 		s.rdb = s.db
@@ -124,6 +161,13 @@ func (s *Server) routes() *http.ServeMux {
 	m.Handle("PUT /api/v1.0/documents/state/{uuid}/state", s.endpoint(epCancel, true, s.handleState))
 	m.Handle("GET /api/v1.0/documents/search", s.endpoint(epSearch, true, s.handleSearch))
 	m.Handle("GET /api/v1.0/taxpayer/validate/{tin}", s.endpoint(epTIN, true, s.handleValidateTIN))
+	m.Handle("GET /api/v1.0/documents/recent", s.endpoint(epRecent, true, s.handleRecent))
+	m.Handle("GET /api/v1.0/documenttypes", s.endpoint(epTypes, true, s.handleDocumentTypes))
+	m.Handle("GET /api/v1.0/documenttypes/{id}", s.endpoint(epTypes, true, s.handleDocumentType))
+	m.Handle("GET /api/v1.0/documenttypes/{id}/versions/{vid}", s.endpoint(epTypes, true, s.handleDocumentTypeVersion))
+	m.Handle("GET /api/v1.0/notifications/taxpayer", s.endpoint(epNotices, true, s.handleNotifications))
+	m.Handle("GET /api/v1.0/taxpayer/search/tin", s.endpoint(epTaxpayer, true, s.handleSearchTIN))
+	m.Handle("GET /api/v1.0/taxpayers/qrcodeinfo/{qr}", s.endpoint(epTaxpayer, true, s.handleQRInfo))
 
 	// The sandbox's own routes: faults and statistics (for tests), and the
 	// page of validation links.
@@ -157,12 +201,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type caller struct {
 	ClientID   string
 	OnBehalfOf string
+	// Taxpayer is the TIN the client is bound to (an intermediary's own).
+	Taxpayer string
 }
 
-// TIN is the represented taxpayer's TIN (onbehalfof before any ':ROB').
+// TIN is the taxpayer the caller acts as: the represented taxpayer's TIN
+// (onbehalfof before any ':ROB') for an intermediary, else the client's.
 func (c caller) TIN() string {
-	tin, _, _ := strings.Cut(c.OnBehalfOf, ":")
-	return strings.TrimSpace(tin)
+	if c.OnBehalfOf == "" {
+		return c.Taxpayer
+	}
+	tin, _, _ := splitOnBehalfOf(c.OnBehalfOf)
+	return tin
+}
+
+// receiver is the TIN whose received documents the caller sees: a
+// taxpayer's own; none for an intermediary, which sees only the documents
+// it submitted.
+func (c caller) receiver() string {
+	if c.OnBehalfOf != "" {
+		return ""
+	}
+	return c.Taxpayer
+}
+
+// receives reports whether d is the caller's received document: issued by
+// another client to the TIN the caller is bound to.
+func (c caller) receives(d docRow) bool {
+	return c.receiver() != "" && d.ClientID != c.ClientID && strings.EqualFold(c.receiver(), d.ReceiverTIN)
+}
+
+// splitOnBehalfOf splits an onbehalfof value, TIN or TIN:ROB; the TIN
+// upper-cased.
+func splitOnBehalfOf(v string) (tin, rob string, hasROB bool) {
+	tin, rob, hasROB = strings.Cut(v, ":")
+	return strings.ToUpper(strings.TrimSpace(tin)), strings.TrimSpace(rob), hasROB
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c caller)

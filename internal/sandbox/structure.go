@@ -60,6 +60,12 @@ type docInfo struct {
 	// IsNote tells a credit, debit or refund note (which must reference an
 	// original).
 	IsNote bool
+	// RecipientTINs are the TINs of the Delivery/DeliveryParty parties (the
+	// shipping recipients), in document order.
+	RecipientTINs []string
+	// Consolidated tells that a line is classified 004 (Consolidated
+	// e-Invoice), the mark of a consolidated invoice.
+	Consolidated bool
 }
 
 // selfBilled reports whether the buyer issues the document (types 11-14).
@@ -102,23 +108,31 @@ func parseDocument(raw []byte) (docInfo, []structError, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return docInfo{}, nil, errNotJSON
 	}
+	info, serrs := checkTree(root)
+	return info, serrs, nil
+}
+
+// checkTree checks a decoded UBL JSON tree (maps, slices, strings,
+// json.Numbers and bools, as from JSON or from convertXML) and reads its
+// docInfo.
+func checkTree(root any) (docInfo, []structError) {
 	c := &checker{}
 	top, ok := root.(map[string]any)
 	if !ok {
 		c.add("ObjectExpected", "")
-		return docInfo{}, c.errs, nil
+		return docInfo{}, c.errs
 	}
 	c.root(top)
 	if len(c.errs) > 0 {
-		return docInfo{}, c.errs, nil
+		return docInfo{}, c.errs
 	}
 	inv := top["Invoice"].([]any)[0].(map[string]any)
 	c.aggregate(inv, "Invoice[0]", 1)
 	c.mandatory(inv)
 	if len(c.errs) > 0 {
-		return docInfo{}, c.errs, nil
+		return docInfo{}, c.errs
 	}
-	return extract(inv), nil, nil
+	return extract(inv), nil
 }
 
 type checker struct{ errs []structError }
@@ -268,6 +282,22 @@ func extract(inv map[string]any) docInfo {
 	d.TotalDiscount = amount(lmt, "AllowanceTotalAmount")
 	d.TotalNet = amount(lmt, "LineExtensionAmount")
 	d.TotalPayable = amount(lmt, "PayableAmount")
+	for _, dl := range all(inv, "Delivery") {
+		if tin := partyTINOf(first(dl, "DeliveryParty")); tin != "" {
+			d.RecipientTINs = append(d.RecipientTINs, tin)
+		}
+	}
+	for _, line := range all(inv, "InvoiceLine") {
+		for _, cc := range all(first(line, "Item"), "CommodityClassification") {
+			for _, ic := range all(cc, "ItemClassificationCode") {
+				if v, _ := leafText(ic); strings.TrimSpace(v) == "004" {
+					if l, _ := ic["listID"].(string); strings.EqualFold(l, "CLASS") {
+						d.Consolidated = true
+					}
+				}
+			}
+		}
+	}
 	for _, br := range all(inv, "BillingReference") {
 		for _, ref := range all(br, "InvoiceDocumentReference") {
 			u, _ := leafAt(ref, "UUID")
@@ -345,7 +375,11 @@ func leafText(m map[string]any) (string, bool) {
 
 // partyTIN returns the TIN of a party (property k of the invoice).
 func partyTIN(inv map[string]any, k string) string {
-	party := first(first(inv, k), "Party")
+	return partyTINOf(first(first(inv, k), "Party"))
+}
+
+// partyTINOf returns the TIN among a party's PartyIdentification IDs.
+func partyTINOf(party map[string]any) string {
 	for _, pid := range all(party, "PartyIdentification") {
 		id := first(pid, "ID")
 		if id == nil {

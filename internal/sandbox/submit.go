@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/x509"
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
@@ -75,15 +76,31 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, c caller) 
 	for _, d := range docs {
 		counts[d.CodeNumber]++
 	}
+	j, err := s.certJudge(r.Context(), c, now)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	var rejected []rejectedDoc
 	var cands []*candidate
+	var wrongIssuer []apiError
 	for _, d := range docs {
-		cd, rej := s.precheck(d, counts, c, now)
-		if rej != nil {
+		cd, rej := s.precheck(d, counts, c, j, now)
+		switch {
+		case rej != nil && rej.Code == codeIncorrectSubmitter:
+			wrongIssuer = append(wrongIssuer, *rej)
+		case rej != nil:
 			rejected = append(rejected, rejectedDoc{CodeNumber: d.CodeNumber, Error: *rej})
-			continue
+		default:
+			cands = append(cands, cd)
 		}
-		cands = append(cands, cd)
+	}
+	if len(wrongIssuer) > 0 {
+		// The authority refuses the whole submission (403), naming no
+		// document accepted.
+		writeError(w, http.StatusForbidden, apiError{Code: codeIncorrectSubmitter, Message: msgIncorrectSubmitter, Target: "submission",
+			Details: wrongIssuer})
+		return
 	}
 
 	var uid string
@@ -183,7 +200,14 @@ func rejection(codeNumber, detail, target, msg string) *apiError {
 
 // precheck applies the submission-time rules to one document and, when it
 // passes them, the validation steps that need no database.
-func (s *Server) precheck(d submittedDoc, counts map[string]int, c caller, now time.Time) (*candidate, *apiError) {
+// The issuer rule's refusal: the logged-in taxpayer (or the one an
+// intermediary acts for) is not the document's issuer.
+const (
+	codeIncorrectSubmitter = "IncorrectSubmitter"
+	msgIncorrectSubmitter  = "The authenticated TIN and documents TIN is not matching"
+)
+
+func (s *Server) precheck(d submittedDoc, counts map[string]int, c caller, j *certJudge, now time.Time) (*candidate, *apiError) {
 	code := d.CodeNumber
 	switch {
 	case strings.TrimSpace(code) == "":
@@ -204,15 +228,21 @@ func (s *Server) precheck(d submittedDoc, counts map[string]int, c caller, now t
 		return nil, rejection(code, "DocumentHashMismatch", "documentHash", "documentHash is not the SHA-256 of the document")
 	case len(raw) > maxDocumentBytes:
 		return nil, rejection(code, "MaximumSizeExceeded", "document", "A document may not exceed 300 KB")
-	case strings.EqualFold(strings.TrimSpace(d.Format), "XML"):
-		return nil, rejection(code, "FormatNotSupported", "format", "The sandbox accepts JSON documents only; XML is not supported")
 	}
-	info, serrs, err := parseDocument(raw)
+	isXML := strings.EqualFold(strings.TrimSpace(d.Format), "XML")
+	parse := parseDocument
+	if isXML {
+		parse = parseXMLDocument
+	}
+	info, serrs, err := parse(raw)
 	if err != nil {
+		if isXML {
+			return nil, rejection(code, "InvalidXML", "document", "XML is not valid")
+		}
 		return nil, rejection(code, "InvalidJSON", "document", "JSON is not valid")
 	}
 	if len(serrs) > 0 {
-		e := &apiError{Code: "ValidationError", Message: "The document does not have the UBL JSON structure", Target: code,
+		e := &apiError{Code: "ValidationError", Message: "The document does not have the UBL structure", Target: code,
 			PropertyPath: "#/" + serrs[0].Path}
 		for _, se := range serrs {
 			e.Details = append(e.Details, apiError{Code: se.Code, Message: se.message(), Target: "document", PropertyPath: "#/" + se.Path})
@@ -222,17 +252,43 @@ func (s *Server) precheck(d submittedDoc, counts map[string]int, c caller, now t
 	if info.ID != code {
 		return nil, rejection(code, "CodeNumberMismatch", "codeNumber", "codeNumber must equal the document's ID")
 	}
-	if tin := c.TIN(); tin != "" {
-		if issuer, _ := info.issuer(); !strings.EqualFold(issuer, tin) {
-			return nil, &apiError{Code: "ValidationError", Message: "The authenticated TIN and documents TIN is not matching", Target: code,
-				Details: []apiError{{Code: "IncorrectSubmitter", Message: "The authenticated TIN and documents TIN is not matching", Target: "submission"}}}
-		}
+	if issuer, _ := info.issuer(); c.TIN() == "" || !strings.EqualFold(issuer, c.TIN()) {
+		return nil, &apiError{Code: codeIncorrectSubmitter, Message: msgIncorrectSubmitter, Target: code}
 	}
 	cd := &candidate{codeNumber: code, raw: raw, info: info}
 	cd.issued, cd.v.core = checkCoreFields(info, now)
 	cd.v.taxpayer = checkTaxpayers(info)
-	cd.v.signature = s.checkSignature(info, raw)
+	cd.v.signature = s.checkSignature(info, raw, isXML, j)
 	return cd, nil
+}
+
+// certJudge returns what judging signing certificates needs for a
+// submission of caller c; nil when signatures are not checked.
+func (s *Server) certJudge(ctx context.Context, c caller, now time.Time) (*certJudge, error) {
+	if s.verify == nil {
+		return nil, nil
+	}
+	roots, err := s.roots(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The test CA cannot be read (say, its key was sealed under another
+		// secret key): judge against the other trusted authorities rather
+		// than fail every submission.
+		s.log.Error("sandbox: the test certificate authority is unusable; only --sandbox-trust-ca authorities are trusted", "err", err)
+		roots = x509.NewCertPool()
+		for _, c := range s.trusted {
+			roots.AddCert(c)
+		}
+	}
+	j := &certJudge{roots: roots, now: now}
+	if c.OnBehalfOf != "" {
+		// An intermediary signs with its own certificate (DECISIONS 14):
+		// the TIN its client is bound to.
+		j.signerTIN = c.Taxpayer
+	}
+	return j, nil
 }
 
 // claimPayload records a submission payload's hash for the client; fresh

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,8 @@ func TestSubmitSamples(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
+		// The buyer issues the self-billed documents.
+		buyer := loginAs(t, hs.URL, "erp-buyer", buyerTIN)
 		issued := e.clock.Now().Add(-time.Minute)
 		for _, v := range []string{"1.0", "1.1"} {
 			// Originals first, then the notes that reference them.
@@ -33,6 +36,10 @@ func TestSubmitSamples(t *testing.T) {
 					ref = orig["11"]
 				}
 				d := patchSample(root, code, issued.Add(time.Duration(i)*time.Second), supplierTIN, buyerTIN, ref)
+				c := c
+				if strings.HasPrefix(name, "Self-Billed") {
+					c = buyer
+				}
 				uuid := c.submitOne(d)
 				if len(uuid) != 26 || strings.ToUpper(uuid) != uuid {
 					t.Errorf("%s: uuid %q", code, uuid)
@@ -84,11 +91,11 @@ func TestSubmitRejected(t *testing.T) {
 				return m
 			}(), "DocumentHashMismatch", ""},
 			{"over 300 KB", entry(big), "MaximumSizeExceeded", ""},
-			{"XML", func() map[string]string {
-				m := entry(doc{"INV-1", []byte("<Invoice/>")})
+			{"XML not well-formed", func() map[string]string {
+				m := entry(doc{"INV-1", []byte("<Invoice>")})
 				m["format"] = "XML"
 				return m
-			}(), "FormatNotSupported", ""},
+			}(), "InvalidXML", ""},
 			{"not JSON", entry(doc{"INV-1", []byte(`{"_D": `)}), "InvalidJSON", ""},
 			{"no codeNumber", func() map[string]string { m := entry(good); m["codeNumber"] = ""; return m }(), "CodeNumberRequired", ""},
 			{"codeNumber not ID", func() map[string]string { m := entry(good); m["codeNumber"] = "INV-2"; return m }(), "CodeNumberMismatch", ""},
@@ -135,14 +142,18 @@ func TestSubmitRejected(t *testing.T) {
 	})
 }
 
-// TestSubmitOnBehalfOf checks the issuer TIN against the intermediary's
-// onbehalfof TIN (the buyer issues self-billed documents).
+// TestSubmitOnBehalfOf checks the issuer rule: the issuer's TIN (the buyer's
+// for self-billed documents) must be the logged-in taxpayer's, or the
+// represented one's for an intermediary; otherwise the whole submission is
+// refused, 403 IncorrectSubmitter. An intermediary logs in only for the TINs
+// it represents.
 func TestSubmitOnBehalfOf(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		now := e.clock.Now()
 		supplier := login(t, hs.URL, "intermediary", supplierTIN+":202001234567")
 		buyer := login(t, hs.URL, "intermediary", buyerTIN)
+		taxpayer := loginAs(t, hs.URL, "erp-other", "C30000000010")
 		for _, tc := range []struct {
 			name   string
 			c      *client
@@ -151,18 +162,46 @@ func TestSubmitOnBehalfOf(t *testing.T) {
 		}{
 			{"supplier issues an invoice", supplier, invoice(invoiceOpts{code: "A1", issued: now}), true},
 			{"buyer cannot issue an invoice", buyer, invoice(invoiceOpts{code: "A2", issued: now}), false},
-			{"buyer issues a self-billed invoice", buyer, invoice(invoiceOpts{code: "A3", typeCode: "11", issued: now}), true},
-			{"supplier cannot issue a self-billed invoice", supplier, invoice(invoiceOpts{code: "A4", typeCode: "11", issued: now}), false},
+			{"buyer issues a self-billed invoice", buyer, invoice(invoiceOpts{code: "A3", typeCode: "11", supplier: supplierTIN, buyer: buyerTIN, issued: now}), true},
+			{"supplier cannot issue a self-billed invoice", supplier, invoice(invoiceOpts{code: "A4", typeCode: "11", supplier: supplierTIN, buyer: buyerTIN, issued: now}), false},
+			{"a taxpayer cannot issue another's invoice", taxpayer, invoice(invoiceOpts{code: "A5", issued: now}), false},
 		} {
-			res := tc.c.submit(tc.d)
-			if tc.accept != (len(res.Accepted) == 1) {
-				t.Errorf("%s: %+v", tc.name, res)
+			r := tc.c.do(http.MethodPost, "/api/v1.0/documentsubmissions/", envelope(tc.d))
+			if tc.accept {
+				var res submitResult
+				_ = json.Unmarshal(r.Body, &res)
+				if r.Status != http.StatusAccepted || len(res.Accepted) != 1 {
+					t.Errorf("%s: %d %s", tc.name, r.Status, r.Body)
+				}
+				continue
 			}
-			if !tc.accept && (len(res.Rejected) != 1 || res.Rejected[0].Error.Message != "The authenticated TIN and documents TIN is not matching") {
-				t.Errorf("%s: rejection %+v", tc.name, res.Rejected)
-			}
+			wantIncorrectSubmitter(t, tc.name, r)
+		}
+		// One document of another issuer refuses the whole submission.
+		r := supplier.do(http.MethodPost, "/api/v1.0/documentsubmissions/", envelope(invoice(invoiceOpts{code: "A6", issued: now}),
+			invoice(invoiceOpts{code: "A7", issued: now, supplier: "C30000000010"})))
+		wantIncorrectSubmitter(t, "mixed", r)
+		if res := supplier.submit(invoice(invoiceOpts{code: "A6", issued: now})); len(res.Accepted) != 1 {
+			t.Errorf("A6 alone: %+v", res)
+		}
+		// An intermediary cannot log in for a TIN it does not represent.
+		form := url.Values{"client_id": {"intermediary"}, "client_secret": {"secret-intermediary"}, "grant_type": {"client_credentials"}}
+		if r := newClient(t, hs.URL).loginRaw(form, "C40000000010"); r.Status != http.StatusBadRequest || r.JSON(t)["error"] != "unauthorized_client" {
+			t.Errorf("intermediary for a stranger: %d %s", r.Status, r.Body)
 		}
 	})
+}
+
+// wantIncorrectSubmitter wants r to be the issuer rule's refusal.
+func wantIncorrectSubmitter(t *testing.T, name string, r response) {
+	t.Helper()
+	body := r.JSON(t)
+	e0, _ := body["error"].(map[string]any)
+	details, _ := e0["details"].([]any)
+	if r.Status != http.StatusForbidden || e0["code"] != "IncorrectSubmitter" || e0["message"] != "The authenticated TIN and documents TIN is not matching" ||
+		len(details) == 0 || body["acceptedDocuments"] != nil {
+		t.Errorf("%s: %d %s, want 403 IncorrectSubmitter", name, r.Status, r.Body)
+	}
 }
 
 // TestSubmitEnvelope covers the whole-submission refusals.

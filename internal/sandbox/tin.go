@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"net/http"
 	"regexp"
 	"strings"
@@ -54,8 +55,9 @@ func NotFoundTIN(tin string) bool {
 }
 
 // handleValidateTIN is GET /api/v1.0/taxpayer/validate/{tin}?idType&idValue:
-// 200 (empty) for a well-formed TIN with an id, 404 for the reserved
-// not-found set, 400 BadArgument for malformed input.
+// 200 (empty) for a known, well-formed TIN whose id matches (idMatches),
+// 404 for the reserved not-found set or an id that does not match, 400
+// BadArgument for malformed input.
 func (s *Server) handleValidateTIN(w http.ResponseWriter, r *http.Request, _ caller) {
 	tin := r.PathValue("tin")
 	idType, idValue := param(r, "idType"), param(r, "idValue")
@@ -69,6 +71,45 @@ func (s *Server) handleValidateTIN(w http.ResponseWriter, r *http.Request, _ cal
 	case NotFoundTIN(tin):
 		writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "No taxpayer found for the TIN and id", Target: tin})
 	default:
-		w.WriteHeader(http.StatusOK)
+		ok, err := s.idMatches(r.Context(), tin, idType, idValue)
+		switch {
+		case err != nil:
+			s.internalError(w, r, err)
+		case !ok:
+			writeError(w, http.StatusNotFound, apiError{Code: "NotFound", Message: "No taxpayer found for the TIN and id", Target: tin})
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
 	}
+}
+
+// idMatches is the TIN and id cross-check (DECISIONS 4): a TIN bound to a
+// sandbox client matches only the id of that client's taxpayer (the id type
+// and value compared without regard to case and surrounding spaces); any
+// other TIN matches any id except one whose digits are all 9.
+func (s *Server) idMatches(ctx context.Context, tin, idType, idValue string) (bool, error) {
+	bt, bv, ok, err := s.boundIdentity(ctx, tin)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		return strings.EqualFold(strings.TrimSpace(bt), strings.TrimSpace(idType)) &&
+			strings.EqualFold(strings.TrimSpace(bv), strings.TrimSpace(idValue)), nil
+	}
+	return !allNines(idValue), nil
+}
+
+// allNines reports whether the digits of an id are all 9 (and there is at
+// least one): such ids match no TIN.
+func allNines(id string) bool {
+	digits := 0
+	for _, r := range id {
+		switch {
+		case r == '9':
+			digits++
+		case r >= '0' && r <= '8':
+			return false
+		}
+	}
+	return digits > 0
 }

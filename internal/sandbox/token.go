@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -20,9 +19,9 @@ const (
 	maxClientID = 256
 )
 
-// handleToken is POST /connect/token: OAuth2 client credentials. A client
-// id is registered by its first login with the secret it gave (trust on
-// first use); later logins must give the same secret.
+// handleToken is POST /connect/token: OAuth2 client credentials of a
+// known client (registered, or found by Options.Clients), answered with a
+// JWT. An onbehalfof header must name a TIN the client may act for.
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 	f := r.PostForm
 	clientID, secret := f.Get("client_id"), f.Get("client_secret")
@@ -43,7 +42,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 		writeOAuthError(w, "invalid_scope", "The only scope is InvoicingAPI.")
 	default:
 		now := s.now()
-		ok, err := s.checkClient(r, clientID, secret, now)
+		client, ok, err := s.login(r.Context(), clientID, secret)
 		if err != nil {
 			s.internalError(w, r, err)
 			return
@@ -52,9 +51,20 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 			writeOAuthError(w, "invalid_client", "The client credentials are not valid.")
 			return
 		}
-		token := newToken()
-		_, err = s.db.ExecContext(r.Context(), `INSERT INTO sandbox_tokens (token_hash, client_id, on_behalf_of, issued_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5)`, sha256Hex([]byte(token)), clientID, obo, micros(now), micros(now.Add(tokenLifetime)))
+		if tin, _, _ := splitOnBehalfOf(obo); obo != "" && tin == client.TIN {
+			obo = "" // a taxpayer acting for itself
+		}
+		if obo != "" && !client.mayActFor(obo) {
+			writeOAuthError(w, "unauthorized_client", "The client is not an intermediary of the taxpayer "+obo+".")
+			return
+		}
+		token, err := s.accessToken(r.Context(), issuer(r), client, obo, now)
+		if err != nil {
+			s.internalError(w, r, fmt.Errorf("sign token: %w", err))
+			return
+		}
+		_, err = s.db.ExecContext(r.Context(), `INSERT INTO sandbox_tokens (token_hash, client_id, on_behalf_of, issued_at, expires_at, tin)
+			VALUES ($1, $2, $3, $4, $5, $6)`, sha256Hex([]byte(token)), clientID, obo, micros(now), micros(now.Add(tokenLifetime)), client.TIN)
 		if err != nil {
 			s.internalError(w, r, fmt.Errorf("store token: %w", err))
 			return
@@ -70,19 +80,13 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request, _ caller) {
 	}
 }
 
-// checkClient registers a new client id with the hash of its secret, or
-// checks the secret of a known one.
-func (s *Server) checkClient(r *http.Request, clientID, secret string, now time.Time) (bool, error) {
-	hash := sha256Hex([]byte(secret))
-	if _, err := s.db.ExecContext(r.Context(), `INSERT INTO sandbox_clients (client_id, secret_hash, registered_at) VALUES ($1, $2, $3)
-		ON CONFLICT (client_id) DO NOTHING`, clientID, hash, micros(now)); err != nil {
-		return false, fmt.Errorf("register client: %w", err)
+// issuer is the iss of the tokens: the origin the request came to.
+func issuer(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	var stored string
-	if err := s.rdb.QueryRowContext(r.Context(), `SELECT secret_hash FROM sandbox_clients WHERE client_id = $1`, clientID).Scan(&stored); err != nil {
-		return false, fmt.Errorf("read client: %w", err)
-	}
-	return subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) == 1, nil
+	return scheme + "://" + r.Host
 }
 
 // authenticate reads the bearer token; a missing, unknown or expired token
@@ -97,8 +101,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (caller, b
 	}
 	var c caller
 	var expires int64
-	err := s.rdb.QueryRowContext(r.Context(), `SELECT client_id, on_behalf_of, expires_at FROM sandbox_tokens WHERE token_hash = $1`,
-		sha256Hex([]byte(token))).Scan(&c.ClientID, &c.OnBehalfOf, &expires)
+	err := s.rdb.QueryRowContext(r.Context(), `SELECT client_id, on_behalf_of, expires_at, tin FROM sandbox_tokens WHERE token_hash = $1`,
+		sha256Hex([]byte(token))).Scan(&c.ClientID, &c.OnBehalfOf, &expires, &c.Taxpayer)
 	if errors.Is(err, sql.ErrNoRows) {
 		unauthorized(w, "The token is not valid.")
 		return caller{}, false

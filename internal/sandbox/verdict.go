@@ -140,41 +140,41 @@ func issueTime(d docInfo) (time.Time, bool) {
 	return t.UTC(), true
 }
 
-// checkSignature runs the signature verifier on signed versions (1.1, 1.3).
-func (s *Server) checkSignature(d docInfo, raw []byte) *stepError {
-	if s.verify == nil || (d.Version != "1.1" && d.Version != "1.3") {
+// checkSignature runs the signature verifier on signed versions (1.1, 1.3)
+// and judges the signing certificate (judgeCertificate). XML documents go
+// to the XML verifier; without one they pass unchecked.
+func (s *Server) checkSignature(d docInfo, raw []byte, isXML bool, j *certJudge) *stepError {
+	verify := s.verify
+	if isXML {
+		verify = s.verifyXML
+	}
+	if verify == nil || (d.Version != "1.1" && d.Version != "1.3") {
 		return nil
 	}
-	if err := s.verify(raw); err != nil {
+	var inner []stepError
+	if err := verify(raw); err != nil {
 		// dsig.Verify tells which check failed (DS320, DS322, ...); any
 		// other error is DS300.
-		code := "DS300"
+		code, msg := "DS300", err.Error()
 		var ve *dsig.VerifyError
 		if errors.As(err, &ve) && ve.Code != "" {
 			code = ve.Code
+			if _, signed := readSignature(raw, isXML); !signed && code == dsig.CodeMalformed {
+				// No signature block at all: the authority's DS301.
+				code, msg = "DS301", "Signature not found."
+			}
 		}
-		return stepFailure("Error21", stepSignature, innerError(code, "Signature",
-			"Invoice.UBLExtensions.UBLExtension.ExtensionContent.UBLDocumentSignatures.SignatureInformation.Signature", err.Error()))
+		inner = append(inner, innerError(code, "Signature", certPath, msg))
 	}
-	return nil
-}
-
-// checkTaxpayers fails a document whose supplier or buyer TIN is in the
-// reserved not-found set.
-func checkTaxpayers(d docInfo) *stepError {
-	var inner []stepError
-	if NotFoundTIN(d.SupplierTIN) {
-		inner = append(inner, innerError("ERR405", "SupplierTin", "Invoice.AccountingSupplierParty.Party.PartyIdentification.ID",
-			"No taxpayer found for the supplier TIN "+d.SupplierTIN))
-	}
-	if NotFoundTIN(d.BuyerTIN) {
-		inner = append(inner, innerError("ERR406", "CustomerTin", "Invoice.AccountingCustomerParty.Party.PartyIdentification.ID",
-			"Buyer TIN is invalid. Kindly use the Search TIN function to get the correct TIN"))
+	if j != nil {
+		if si, ok := readSignature(raw, isXML); ok {
+			inner = append(inner, judgeCertificate(d, si, *j)...)
+		}
 	}
 	if inner == nil {
 		return nil
 	}
-	return stepFailure("Error05", stepTaxpayer, inner...)
+	return stepFailure("Error21", stepSignature, inner...)
 }
 
 const refPath = "Invoice.BillingReference.InvoiceDocumentReference.UUID"
@@ -259,4 +259,13 @@ func checkDuplicate(ctx context.Context, tx *sql.Tx, d docInfo, uuid string, cla
 	}
 	return stepFailure("Error03", stepDuplicate, innerError("DS302", "document", "document",
 		"Duplicated submitted document with UUID "+uuid+" where the values of configured attributes match with values for the document with UUID: "+earlier)), nil
+}
+
+// readSignature reads a signed document's certificate particulars in its
+// format.
+func readSignature(raw []byte, isXML bool) (dsig.SignatureInfo, bool) {
+	if isXML {
+		return dsig.ReadSignatureXML(raw)
+	}
+	return dsig.ReadSignature(raw)
 }

@@ -77,7 +77,8 @@ func TestInvalidRules(t *testing.T) {
 			}
 		})
 		c := login(t, hs.URL, "erp-1", "")
-		other := login(t, hs.URL, "erp-2", "")
+		other := loginAs(t, hs.URL, "erp-2", "C30000000010")
+		ghost := loginAs(t, hs.URL, "erp-ghost", "C99999999990")
 		now := e.clock.Now()
 		original := c.submitOne(invoice(invoiceOpts{code: "ORIG-1", issued: now}))
 		invalidOriginal := c.submitOne(invoice(invoiceOpts{code: "ORIG-2", issued: now, buyer: "IG999999999"}))
@@ -107,6 +108,10 @@ func TestInvalidRules(t *testing.T) {
 			{"several failures", invoice(invoiceOpts{code: "R-15", issued: now.Add(time.Hour), buyer: "IG999999999"}), []string{"Step02-Core Fields Validator/CF322", "Step05-Taxpayer Validator/ERR406"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
+				c := c
+				if tc.d.code == "R-7" {
+					c = ghost // the issuer must be the logged-in taxpayer
+				}
 				uuid := c.submitOne(tc.d)
 				got := c.failedSteps(uuid)
 				if !slices.Equal(got, tc.want) {

@@ -72,6 +72,8 @@ func TestConformance(t *testing.T) {
 		"Unreadable":       testUnreadableDocuments,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,
+		"EventsWebhooks":   testEventsAndDeliveries,
+		"Received":         testReceived,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,11 +60,13 @@ type Store struct {
 	group   *groupCommitter
 	secrets Sealer
 	// unsynced is the pool of unsyncedDB (PostgreSQL), opened on first use.
-	unsynced struct {
-		once sync.Once
-		db   *sql.DB
-		err  error
-	}
+	unsynced lazyPool
+	// hooks is the unsynced pool of webhook deliveries (unsyncedTx), apart
+	// so that a burst of deliveries never holds up the requests' writes.
+	hooks lazyPool
+	// claims are the unfinished idempotency claims of this process on
+	// SQLite (idempotency_sqlite.go).
+	claims processClaims
 }
 
 var _ einvoice.Store = (*Store)(nil)
@@ -157,6 +158,9 @@ func sqliteDSN(path string, writer bool) string {
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	if writer {
+		// The savepoints of a group commit journal their pages in memory,
+		// not in a temporary file (a write(2) per page otherwise).
+		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
@@ -170,6 +174,10 @@ func (s *Store) Engine() Engine { return s.engine }
 // DB returns the pool for writes (for adapters that keep their own tables in
 // the same database, such as the database rate limiter).
 func (s *Store) DB() *sql.DB { return s.w }
+
+// Secrets returns the sealer of the store's secrets (for adapters that
+// seal their own, such as the sandbox's certificate authority key).
+func (s *Store) Secrets() Sealer { return s.secrets }
 
 // ReadDB returns the pool for reads (on SQLite, several read-only
 // connections that do not queue behind writes; on PostgreSQL, the same pool
@@ -186,6 +194,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	s.claims.wait() // the kept responses still being written
 	if s.group != nil {
 		s.group.close()
 	}
@@ -197,6 +206,10 @@ func (s *Store) Close() error {
 	}
 	if s.r != nil && s.r != s.w {
 		err = errors.Join(err, s.r.Close())
+	}
+	s.hooks.once.Do(func() {})
+	if s.hooks.db != nil {
+		err = errors.Join(err, s.hooks.db.Close())
 	}
 	s.unsynced.once.Do(func() {}) // no pool opens after Close
 	if s.unsynced.db != nil {

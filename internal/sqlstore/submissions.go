@@ -65,6 +65,11 @@ func (s *Store) WriteSubmission(ctx context.Context, w einvoice.SubmissionWrite)
 				return err
 			}
 		}
+		for _, e := range w.Notify {
+			if _, err := s.insertAPIEvent(ctx, tx, e, ""); err != nil {
+				return err
+			}
+		}
 		if w.Event != nil && w.Doc != nil {
 			return insertEvent(ctx, tx, w.Doc.ID, *w.Event)
 		}

@@ -101,9 +101,19 @@ func (s *Store) GetTenant(ctx context.Context, id string) (*einvoice.Tenant, err
 
 // ListTenants returns every tenant, oldest first.
 func (s *Store) ListTenants(ctx context.Context) ([]*einvoice.Tenant, error) {
-	rows, err := s.rs.QueryContext(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY created_at, id`)
+	out, err := s.queryTenants(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	return out, nil
+}
+
+// queryTenants runs a query of tenantColumns on the read pool and scans
+// every row.
+func (s *Store) queryTenants(ctx context.Context, query string, args ...any) ([]*einvoice.Tenant, error) {
+	rows, err := s.rs.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*einvoice.Tenant

@@ -1,13 +1,19 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
+	"sync"
 )
 
-// unsyncedConns is the size of the PostgreSQL pool of unsynced writes.
-const unsyncedConns = 8
+// unsyncedConns and hooksConns are the sizes of the PostgreSQL pools of
+// unsynced writes and of webhook deliveries.
+const (
+	unsyncedConns = 8
+	hooksConns    = 4
+)
 
 // unsyncedDB returns the pool for the small, frequent writes that may be
 // lost in a crash without harm (rate-limit windows, the authority's
@@ -18,10 +24,22 @@ func (s *Store) unsyncedDB() (*sql.DB, error) {
 	if s.engine != Postgres {
 		return s.w, nil
 	}
-	s.unsynced.once.Do(func() {
-		u, err := url.Parse(s.dsn)
+	return s.unsynced.open(s.dsn, unsyncedConns)
+}
+
+// lazyPool is a PostgreSQL pool with synchronous_commit off, opened on
+// first use.
+type lazyPool struct {
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+func (p *lazyPool) open(dsn string, conns int) (*sql.DB, error) {
+	p.once.Do(func() {
+		u, err := url.Parse(dsn)
 		if err != nil {
-			s.unsynced.err = fmt.Errorf("unsynced pool: %w", err)
+			p.err = fmt.Errorf("unsynced pool: %w", err)
 			return
 		}
 		q := u.Query()
@@ -29,12 +47,33 @@ func (s *Store) unsyncedDB() (*sql.DB, error) {
 		u.RawQuery = q.Encode()
 		db, err := sql.Open("pgx", u.String())
 		if err != nil {
-			s.unsynced.err = fmt.Errorf("unsynced pool: %w", err)
+			p.err = fmt.Errorf("unsynced pool: %w", err)
 			return
 		}
-		db.SetMaxOpenConns(unsyncedConns)
-		db.SetMaxIdleConns(unsyncedConns)
-		s.unsynced.db = db
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
+		p.db = db
 	})
-	return s.unsynced.db, s.unsynced.err
+	return p.db, p.err
+}
+
+// hooksTx is tx through an unsynced pool of its own on PostgreSQL (tx itself on
+// SQLite): for the writes whose loss in a crash costs only a repetition,
+// such as a webhook delivery's lease and attempt (a delivery whose record
+// is lost is delivered again: at least once).
+func (s *Store) hooksTx(ctx context.Context, fn txFunc) error {
+	if s.engine != Postgres {
+		return s.tx(ctx, fn)
+	}
+	db, err := s.hooks.open(s.dsn, hooksConns)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		err := runTx(ctx, db, fn)
+		if attempt < txRetries && retryable(err) {
+			continue
+		}
+		return err
+	}
 }

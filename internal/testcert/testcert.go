@@ -1,7 +1,8 @@
-// Package testcert makes signing certificates for tests: self-signed
-// organisation certificates with 2048-bit RSA keys, the size of the tax
-// authority's sample certificate, conforming to the authority's certificate
-// profile unless told otherwise (Options).
+// Package testcert makes signing certificates for tests: organisation
+// certificates with 2048-bit RSA keys, the size of the tax authority's
+// sample certificate, conforming to the authority's certificate profile
+// unless told otherwise (Options), self-signed or issued by a test
+// certificate authority (NewCA, Options.CA).
 package testcert
 
 import (
@@ -33,6 +34,51 @@ type Options struct {
 	NoDocumentSigning   bool // leave out the Document Signing extended key usage
 	NoNonRepudiation    bool // leave out the Non-Repudiation key usage
 	Personal            bool // a person's certificate: no O, no organizationIdentifier
+	// BRN is the subject's serialNumber (2.5.4.5), the business
+	// registration number; "" writes 202001000001 unless NoBRN.
+	BRN   string
+	NoBRN bool
+	// CA issues the certificate; nil: self-signed.
+	CA *CA
+}
+
+// oidSerialNumber is the subject attribute serialNumber (the BRN).
+var oidSerialNumber = asn1.ObjectIdentifier{2, 5, 4, 5}
+
+// CA is a certificate authority for tests: its certificate and key.
+type CA struct {
+	Cert    *x509.Certificate
+	Key     *rsa.PrivateKey
+	CertPEM string
+}
+
+// NewCA returns a new self-signed certificate authority named name, valid
+// from five years ago for ten years (tests on a fixed clock in the past
+// still see it valid).
+func NewCA(t testing.TB, name string) *CA {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(time.Now().UnixNano()),
+		Subject:               pkix.Name{CommonName: name, Organization: []string{name}, Country: []string{"MY"}},
+		NotBefore:             time.Now().AddDate(-5, 0, 0),
+		NotAfter:              time.Now().AddDate(10, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &CA{Cert: cert, Key: key, CertPEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
 }
 
 // New returns a new certificate for the organisation with the TIN, and its
@@ -65,6 +111,13 @@ func Make(t testing.TB, o Options) (certPEM, keyPEM string) {
 			subject.ExtraNames = []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: o.TIN}}
 		}
 	}
+	if !o.NoBRN {
+		brn := o.BRN
+		if brn == "" {
+			brn = "202001000001"
+		}
+		subject.ExtraNames = append(subject.ExtraNames, pkix.AttributeTypeAndValue{Type: oidSerialNumber, Value: brn})
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:      subject,
@@ -78,7 +131,11 @@ func Make(t testing.TB, o Options) (certPEM, keyPEM string) {
 	if !o.NoDocumentSigning {
 		tmpl.UnknownExtKeyUsage = []asn1.ObjectIdentifier{oidDocumentSigning}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	parent, signer := tmpl, any(key)
+	if o.CA != nil {
+		parent, signer = o.CA.Cert, o.CA.Key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
 	if err != nil {
 		t.Fatal(err)
 	}

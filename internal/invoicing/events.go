@@ -1,0 +1,99 @@
+package invoicing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+)
+
+// documentEvent returns the API event of d's new status (its status result
+// as data), to be written with the change; nil, logged, when it cannot be
+// made (the change is recorded all the same).
+func (s *Service) documentEvent(ctx context.Context, d *einvoice.Document, j *einvoice.Job, types ...einvoice.EventType) []*einvoice.APIEvent {
+	res := &StatusResult{Doc: d, Job: j}
+	if t, err := s.tenant(ctx, d.TenantID); err == nil {
+		res.ValidationURL = s.ValidationURL(t, d)
+	}
+	var out []*einvoice.APIEvent
+	for _, typ := range types {
+		if typ == "" {
+			continue
+		}
+		e, err := einvoice.NewAPIEvent(s.newID(), d.TenantID, typ, d.ID, d.UpdatedAt, res.View())
+		if err != nil {
+			s.log.ErrorContext(ctx, "could not make the event of a status change", "document_id", d.ID, "type", typ, "error", err)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// statusEvent is the event type of a document reaching status.
+func statusEvent(status einvoice.Status) einvoice.EventType {
+	switch status {
+	case einvoice.StatusSubmitted:
+		return einvoice.EventDocumentSubmitted
+	case einvoice.StatusValid:
+		return einvoice.EventDocumentValid
+	case einvoice.StatusInvalid:
+		return einvoice.EventDocumentInvalid
+	case einvoice.StatusCancelled:
+		return einvoice.EventDocumentCancelled
+	}
+	return ""
+}
+
+// writeNotified applies a lifecycle write that carries an event, then wakes
+// this process's delivery workers.
+func (s *Service) writeNotified(ctx context.Context, w einvoice.SubmissionWrite) error {
+	err := s.store.WriteSubmission(ctx, w)
+	if err == nil && len(w.Notify) > 0 {
+		s.wakeDeliveries()
+	}
+	return err
+}
+
+// ListEvents returns one page of the tenant's events.
+func (s *Service) ListEvents(ctx context.Context, tenantID string, f einvoice.EventFilter) (einvoice.Page[*einvoice.APIEvent], error) {
+	if f.Type != "" && !einvoice.KnownEventType(f.Type) {
+		return einvoice.Page[*einvoice.APIEvent]{}, einvoice.FieldErrors{"type": {"is not an event type"}}.Err()
+	}
+	p, err := s.store.ListEvents(ctx, tenantID, f)
+	if errors.Is(err, einvoice.ErrNotFound) {
+		return p, einvoice.FieldErrors{"after": {"is not the id of an event of yours (events are kept 30 days)"}}.Err()
+	}
+	if err != nil {
+		return p, fmt.Errorf("list events: %w", err)
+	}
+	return p, nil
+}
+
+// PurgeOnce deletes the events older than their retention (30 days).
+func (s *Service) PurgeOnce(ctx context.Context) (int, error) {
+	n, err := s.store.PurgeEvents(ctx, s.now().Add(-einvoice.EventRetention))
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		s.log.InfoContext(ctx, "old events purged", "events", n)
+	}
+	return n, nil
+}
+
+// purgeLoop purges old events hourly until ctx ends.
+func (s *Service) purgeLoop(ctx context.Context) {
+	for {
+		if _, err := s.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "purge events", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Hour):
+		}
+	}
+}
