@@ -106,9 +106,13 @@ func (s *Service) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 	res, err := s.authority.Submit(callCtx, creds, docs)
 	cancel()
 	if err != nil {
+		if authorityFailed(err) {
+			s.submitStreak.Add(1)
+		}
 		s.submitFailed(ctx, sendable, owner, err)
 		return ""
 	}
+	s.submitStreak.Store(0)
 	byCode := map[string]*item{}
 	for _, it := range sendable {
 		byCode[it.doc.InvoiceSerialNumber] = it
@@ -176,6 +180,27 @@ func (s *Service) submitFailed(ctx context.Context, items []*item, owner string,
 	}
 }
 
+// authorityFailed reports whether err is a failure of the authority itself
+// (an error answer, a throttle, no answer), not a refusal of ours before any
+// call (our rate budget, a failed login).
+func authorityFailed(err error) bool {
+	ce, ok := einvoice.AsCallError(err)
+	return ok && !ce.NotSent && ce.Temporary() && !errors.Is(err, einvoice.ErrLogin)
+}
+
+// retryAttempts is the attempt count the backoff of a job grows with. After
+// a failure of the authority it is the fewer of the job's attempts and the
+// authority's failures in a row: under an outage every call fails and the
+// wait grows to its cap, while under faults that come and go (a 500 or a
+// 429 among successes) a document that was unlucky several times is not
+// left waiting minutes while the authority takes others.
+func (s *Service) retryAttempts(j *einvoice.Job, cause error) int {
+	if !authorityFailed(cause) {
+		return j.Attempts
+	}
+	return min(j.Attempts, max(int(s.submitStreak.Load()), 1))
+}
+
 // backoff is the wait before attempt n+1: exponential from 2 s, capped at 5
 // minutes, with jitter; at least the authority's Retry-After.
 func backoff(attempts int, retryAfter time.Duration) time.Duration {
@@ -199,7 +224,7 @@ func (s *Service) retryLater(ctx context.Context, items []*item, owner string, c
 		j := it.job
 		j.MaybeSent = maybeSent
 		j.LastError = truncate(cause.Error(), 500)
-		j.NextAttemptAt = now.Add(backoff(j.Attempts, ra))
+		j.NextAttemptAt = now.Add(backoff(s.retryAttempts(j, cause), ra))
 		j.LeaseUntil, j.UpdatedAt = now, now
 		if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
 			s.log.WarnContext(ctx, "could not reschedule submission job", "document_id", it.doc.ID, "error", err)

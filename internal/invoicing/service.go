@@ -107,6 +107,12 @@ type Service struct {
 	// idemPurged is when expired idempotency keys were last purged (unix
 	// nanoseconds).
 	idemPurged atomic.Int64
+
+	// submitStreak counts this process's submit calls that the authority
+	// failed in a row (reset by any success): the retry backoff grows with
+	// it, so that an authority that is down is left alone while one that
+	// fails now and then sees an unlucky document again within seconds.
+	submitStreak atomic.Int64
 }
 
 // New returns a Service with defaults filled in.
