@@ -62,6 +62,14 @@ func decode(r *http.Request, limit int64, dst any) error {
 	if !utf8.Valid(body) {
 		return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body is not valid UTF-8.")
 	}
+	return decodeBytes(body, dst)
+}
+
+// decodeBytes is decode's judgement of a body already read (valid UTF-8):
+// one JSON object, no key twice, the right JSON types, no unknown field. A
+// bulk request decodes each of its items with it, so that every item gets
+// the rules of a single create.
+func decodeBytes(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
