@@ -509,6 +509,16 @@ func TestReceiptInputErrors(t *testing.T) {
 			{"rate 500", with(func(m map[string]any) {
 				line0(m)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "02", "taxRate": 500}}
 			}), 422, "invoiceLines.0.invoiceLineTaxes.0.taxRate"},
+			{"no tax rate", with(func(m map[string]any) {
+				line0(m)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "02"}}
+			}), 422, "invoiceLines.0.invoiceLineTaxes.0.taxRate"},
+			{"06 with a rate", with(func(m map[string]any) {
+				line0(m)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "06", "taxRate": 6}}
+			}), 422, "invoiceLines.0.invoiceLineTaxes.0.taxRate"},
+			{"exemption reason's characters", with(func(m map[string]any) {
+				line0(m)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "E", "exemptionReason": "Food; basic!"}}
+			}), 422, "invoiceLines.0.invoiceLineTaxes.0.exemptionReason"},
+			{"long description", with(func(m map[string]any) { line0(m)["productDescription"] = strings.Repeat("é", 301) }), 422, "invoiceLines.0.productDescription"},
 			{"unknown tax type", with(func(m map[string]any) {
 				line0(m)["invoiceLineTaxes"] = []any{map[string]any{"taxType": "99", "taxRate": 0}}
 			}), 422, "invoiceLines.0.invoiceLineTaxes.0.taxType"},
@@ -554,6 +564,32 @@ func TestReceiptInputErrors(t *testing.T) {
 		if got := raw.do("POST", "/api/v1/receipts", echo).want(t, 422, "VALIDATION_FAILED"); got.fieldErrors()["requestUrl"] == nil ||
 			got.fieldErrors()["totalPayableAmount"] == nil {
 			t.Errorf("echoed receipt: %s", got.Raw)
+		}
+	})
+}
+
+// TestReceiptsBulkIdempotent: a bulk over 1 MiB (up to the bulk limit of
+// 10 MiB) sent again with the same Idempotency-Key is answered as the
+// first time, and stores nothing more.
+func TestReceiptsBulkIdempotent(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc := startService(t, dsn)
+		api, ctx := svc.api(t, svc.DemoKey), t.Context()
+		in := make([]client.ReceiptInput, 1000)
+		desc := strings.Repeat("Kopi O kaw kurang manis ", 11) // 264 characters
+		for i := range in {
+			in[i] = *receiptInput(fmt.Sprintf("I-%04d", i))
+			l := in[i].Lines[0]
+			l.ProductDescription = desc
+			in[i].Lines = []client.Line{l, l, l, l}
+		}
+		first := got(api.Receipts.CreateBulk(ctx, in, client.IdempotencyKey("receipts-bulk-1")))(t)
+		again := got(api.Receipts.CreateBulk(ctx, in, client.IdempotencyKey("receipts-bulk-1")))(t)
+		if len(first.Created) != 1000 || len(again.Created) != 1000 || len(again.Refused) != 0 || again.Created[999].ID != first.Created[999].ID {
+			t.Errorf("replayed bulk: first %d created, again %d created and %d refused", len(first.Created), len(again.Created), len(again.Refused))
+		}
+		if l := got(api.Receipts.List(ctx, nil))(t); l.Meta.Total != 1000 {
+			t.Errorf("%d receipts stored, want 1000", l.Meta.Total)
 		}
 	})
 }

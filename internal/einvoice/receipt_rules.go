@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/money"
 )
@@ -80,11 +81,18 @@ func PrepareReceipt(in *ReceiptInput, now time.Time) (*Receipt, FieldErrors) {
 }
 
 // checkReceiptLine adds what a receipt's line needs beyond a document's
-// input rules: a receipt is never edited, so what validate would ask of a
-// draft is asked now.
+// input rules: a receipt is never edited, so what validate asks of a
+// document's line (validation.lines) is asked now, but a classification,
+// which the consolidated invoice (004) or the buyer's invoice gives.
 func checkReceiptLine(f FieldErrors, path string, l *Line) {
 	if blank(l.ProductDescription) {
 		f.Add(path+".productDescription", "is required")
+	}
+	for name, v := range map[string]string{"productDescription": l.ProductDescription,
+		"discountDescription": l.DiscountDescription, "feeOrChargeDescription": l.FeeOrChargeDescription} {
+		if len(v) > maxDescriptionLen && utf8.RuneCountInString(v) > maxDescriptionLen {
+			f.Add(path+"."+name, "must be at most %d characters", maxDescriptionLen)
+		}
 	}
 	if l.Quantity == nil {
 		f.Add(path+".quantity", "is required")
@@ -98,11 +106,25 @@ func checkReceiptLine(f FieldErrors, path string, l *Line) {
 	for j := range l.Taxes {
 		t := &l.Taxes[j]
 		tp := fmt.Sprintf("%s.invoiceLineTaxes.%d", path, j)
-		if t.TaxType == "" {
+		switch {
+		case t.TaxType == "":
 			f.Add(tp+".taxType", "is required")
+		case t.TaxType == "E" || t.TaxType == "06":
+			if t.TaxRate != nil && !t.TaxRate.Decimal().IsZero() {
+				f.Add(tp+".taxRate", "tax types 06 and E have rate 0")
+			}
+		case t.TaxRate == nil:
+			f.Add(tp+".taxRate", "is required")
 		}
-		if t.TaxType == "E" && blank(t.ExemptionReason) {
-			f.Add(tp+".exemptionReason", "is required for an exempt tax (E)")
+		if t.TaxType == "E" {
+			switch {
+			case blank(t.ExemptionReason):
+				f.Add(tp+".exemptionReason", "is required for an exempt tax (E)")
+			case utf8.RuneCountInString(t.ExemptionReason) > maxReasonLen:
+				f.Add(tp+".exemptionReason", "must be at most %d characters", maxReasonLen)
+			case !exemptionReasonOK(t.ExemptionReason):
+				f.Add(tp+".exemptionReason", "may hold only letters, digits, spaces and . - , ( )")
+			}
 		}
 	}
 }

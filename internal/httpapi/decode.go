@@ -24,8 +24,17 @@ const maxFieldErrors = 50
 // Body size limits.
 const (
 	maxBody     = 1 << 20  // 1 MiB
-	maxBulkBody = 10 << 20 // 10 MiB, bulk submit
+	maxBulkBody = 10 << 20 // 10 MiB, bulk submit and bulk receipts
 )
+
+// bodyLimit is the body limit of a route pattern: maxBulkBody for the bulk
+// operations, maxBody otherwise.
+func bodyLimit(pattern string) int64 {
+	if strings.HasSuffix(pattern, "/submit-bulk") || strings.HasSuffix(pattern, "/receipts/bulk") {
+		return maxBulkBody
+	}
+	return maxBody
+}
 
 // echoed is implemented by a request type that takes back what a GET of its
 // resource answers (DECISIONS 1 and 12): echo returns a value of the
