@@ -47,6 +47,8 @@ type Client struct {
 	Webhooks *WebhookService
 	// ReceivedDocuments are the documents others issued to the tenant.
 	ReceivedDocuments *ReceivedDocumentService
+	// Receipts are the tenant's B2C receipts (/api/v1/receipts).
+	Receipts *ReceiptService
 
 	base      *url.URL
 	key       string
@@ -104,6 +106,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	c.Events = &EventService{c: c}
 	c.Webhooks = &WebhookService{c: c}
 	c.ReceivedDocuments = &ReceivedDocumentService{c: c}
+	c.Receipts = &ReceiptService{c: c}
 	return c
 }
 

@@ -406,6 +406,8 @@ func TestOperations(t *testing.T) {
 		"listWebhookDeliveries": "Webhooks.Deliveries", "redeliverWebhookDelivery": "Webhooks.Redeliver",
 		"listReceivedDocuments": "ReceivedDocuments.List/All", "getReceivedDocument": "ReceivedDocuments.Get",
 		"receivedDocumentUBL": "ReceivedDocuments.UBL", "receivedDocumentPDF": "ReceivedDocuments.PDF", "rejectReceivedDocument": "ReceivedDocuments.Reject",
+		"createReceipt": "Receipts.Create", "createReceipts": "Receipts.CreateBulk", "listReceipts": "Receipts.List/All",
+		"getReceipt": "Receipts.Get", "deleteReceipt": "Receipts.Delete", "receiptQR": "Receipts.QR/QRImage",
 		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {

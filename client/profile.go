@@ -20,6 +20,10 @@ type Profile struct {
 	BusinessActivityDescription  string  `json:"businessActivityDescription"`
 	Address                      Address `json:"address"`
 	Contact                      Contact `json:"contact"`
+	// ConsolidationRelaxedUntil is the last day (YYYY-MM-DD) of the
+	// tenant's declared interim relaxation of the RM10,000 limit of
+	// consolidation; empty for none.
+	ConsolidationRelaxedUntil string `json:"consolidationRelaxedUntil,omitempty"`
 
 	// IsReady says whether the profile is complete for the tax authority;
 	// ReadinessErrors says what keeps it from being so, per field.
@@ -111,9 +115,10 @@ func (s *ProfileService) Update(ctx context.Context, p *Profile, auth *Authority
 		BusinessActivityDescription  string           `json:"businessActivityDescription"`
 		Address                      Address          `json:"address"`
 		Contact                      Contact          `json:"contact"`
+		ConsolidationRelaxedUntil    string           `json:"consolidationRelaxedUntil,omitempty"`
 		Authority                    *AuthorityUpdate `json:"authority,omitempty"`
 	}{p.Name, p.TIN, p.IDType, p.IDValue, p.SSTRegistrationNumber, p.TourismTaxRegistrationNumber, p.MSICCode,
-		p.BusinessActivityDescription, p.Address, p.Contact, auth}
+		p.BusinessActivityDescription, p.Address, p.Contact, p.ConsolidationRelaxedUntil, auth}
 	var out Profile
 	if _, err := s.c.call(ctx, http.MethodPut, "/api/v1/profile", nil, body, &out, nil); err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +69,11 @@ type Config struct {
 	// are looked for (0: every 10 s with the built-in sandbox, otherwise a
 	// minute).
 	ReceivedPollInterval time.Duration
+	// PublicURL is the service's public base URL (absolute http or https,
+	// no query): receipts' request pages are under it, at /r/{token}. By
+	// default http:// and the listen address (127.0.0.1 for an empty or
+	// unspecified host).
+	PublicURL string
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -91,6 +98,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_PPROF_ADDR", &c.PprofAddr)
 	str("EINVOICE_AUTHORITY_URL", &c.AuthorityURL)
 	str("EINVOICE_PORTAL_URL", &c.PortalURL)
+	str("EINVOICE_PUBLIC_URL", &c.PublicURL)
 	if v := getenv("EINVOICE_SANDBOX_TRUST_CA"); v != "" {
 		_ = (*listFlag)(&c.SandboxTrustCA).Set(v)
 	}
@@ -165,6 +173,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long SIGTERM waits for in-flight requests (env EINVOICE_SHUTDOWN_TIMEOUT)")
 	c.timeoutFlags(fs)
 	fs.StringVar(&c.AuthorityURL, "authority-url", c.AuthorityURL, "base URL of the sandbox environment's API, e.g. http://127.0.0.1:9090 for `einvoice sandbox` (env EINVOICE_AUTHORITY_URL; default: the built-in sandbox at /sandbox)")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "the service's public base URL, under which receipts' request pages are (/r/{token}) (env EINVOICE_PUBLIC_URL; default http:// and the listen address)")
 	fs.StringVar(&c.PortalURL, "portal-url", c.PortalURL, "base URL of the sandbox environment's portal, for validation links (env EINVOICE_PORTAL_URL)")
 	c.sandboxFlags(fs)
 	fs.IntVar(&c.Workers, "workers", c.Workers, "submission workers in this process (env EINVOICE_WORKERS)")
@@ -218,6 +227,11 @@ func (c *Config) validate() error {
 	if c.SubmitWait < time.Second || c.SubmitWait > 2*time.Minute {
 		errs = append(errs, fmt.Errorf("submit wait %s: want 1s to 2m", c.SubmitWait))
 	}
+	if c.PublicURL != "" {
+		if err := checkPublicURL(c.PublicURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if sqlstore.EngineOf(c.DatabaseURL) == sqlstore.Postgres && c.SecretKey == "" {
 		errs = append(errs, errors.New("EINVOICE_SECRET_KEY is required with PostgreSQL (every replica must share it): generate one with `head -c 32 /dev/urandom | base64`"))
 	}
@@ -258,4 +272,40 @@ func (c Config) receivedInterval() time.Duration {
 		return 10 * time.Second
 	}
 	return time.Minute
+}
+
+// checkPublicURL refuses a public base URL that is not absolute http(s),
+// or that has a query, a fragment or user information.
+func checkPublicURL(v string) error {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("public URL %q: %w", v, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", v)
+	case u.Host == "":
+		return fmt.Errorf("public URL %q: want a host", v)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(v, "#"):
+		return fmt.Errorf("public URL %q: want no query or fragment", v)
+	case u.User != nil:
+		return fmt.Errorf("public URL %q: want no user information", v)
+	}
+	return nil
+}
+
+// publicURL is the service's public base URL: as configured (without a
+// trailing slash), or http:// and the address the server listens on, with
+// 127.0.0.1 for an empty or unspecified host.
+func (c Config) publicURL(listen net.Addr) string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	host, port, err := net.SplitHostPort(listen.String())
+	if err != nil {
+		return "http://" + listen.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

@@ -21,9 +21,9 @@ import (
 // TestREADMEWalkthrough: the README's walkthrough, pasted line by line into
 // bash against a fresh `serve` (the real binary, a new SQLite file, every
 // setting at its default), works to the end, and so do its tenants-and-keys
-// commands and its received-documents lines (a second tenant issues to the
-// demo tenant, which sees the document and rejects it) against the same
-// database. The lines run as written, but for the
+// commands, its received-documents lines (a second tenant issues to the
+// demo tenant, which sees the document and rejects it) and its receipts'
+// lines against the same database. The lines run as written, but for the
 // two the README asks the reader to fill in (KEY, API) and `go install`,
 // which the already built binary on PATH stands for. Every `# => ...`
 // comment shows fields and values of the answer to the commands above it.
@@ -44,9 +44,10 @@ func TestREADMEWalkthrough(t *testing.T) {
 	walk := shellLines(readmeSection(readme, "A walkthrough with curl"))
 	tenants := shellLines(readmeSection(readme, "Tenants and keys"))
 	received := shellLines(readmeSection(readme, "Received documents"))
-	if len(walk) == 0 || len(tenants) == 0 || len(received) == 0 {
-		t.Fatalf("the README has no shell lines under \"A walkthrough with curl\" (%d), \"Tenants and keys\" (%d) or \"Received documents\" (%d)",
-			len(walk), len(tenants), len(received))
+	receipts := shellLines(readmeSection(readme, "Receipts"))
+	if len(walk) == 0 || len(tenants) == 0 || len(received) == 0 || len(receipts) == 0 {
+		t.Fatalf("the README has no shell lines under \"A walkthrough with curl\" (%d), \"Tenants and keys\" (%d), \"Received documents\" (%d) or \"Receipts\" (%d)",
+			len(walk), len(tenants), len(received), len(receipts))
 	}
 
 	bin := servetest.Build(t)
@@ -64,7 +65,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	})
 	// The received documents' lines come last: a tenant made with the
 	// command (on PATH since the tenants' lines) issues to the demo tenant.
-	script, exps := readmeScript(slices.Concat(walk, tenants, received))
+	script, exps := readmeScript(slices.Concat(walk, tenants, received, receipts))
 
 	dir := t.TempDir()
 	stdout, stderr := runBash(t, dir, script, "EINVOICE_DATABASE_URL="+dsn)
@@ -82,6 +83,12 @@ func TestREADMEWalkthrough(t *testing.T) {
 	checkWalkthroughState(t, rs[0].URL, key)
 	if !strings.Contains(stdout, `"rejectionRequestedAt"`) || !strings.Contains(stdout, `"MAJU-0001"`) {
 		t.Errorf("the received-documents lines did not show the received invoice rejected:\nstdout %.3000s", stdout)
+	}
+	if png, err := os.ReadFile(filepath.Join(dir, "receipt-qr.png")); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("the receipts' lines saved no QR code PNG: %v", err)
+	}
+	if !strings.Contains(stdout, `"POS1-000123"`) {
+		t.Errorf("the receipts' lines did not show the receipt:\nstdout %.3000s", stdout)
 	}
 	if !strings.Contains(stdout, "Hebat Group Sdn. Bhd.") || !regexp.MustCompile(`einvoice: key [0-9a-f-]{36} revoked`).MatchString(stderr) {
 		t.Errorf("the tenants-and-keys lines did not list the new tenant or revoke its key:\nstdout %.2000s\nstderr %.2000s", stdout, stderr)

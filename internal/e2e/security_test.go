@@ -131,6 +131,8 @@ func secIDResource(path string) (resource, notFound string, ok bool) {
 		return "webhook", "NOT_FOUND", true
 	case strings.HasPrefix(path, "/api/v1/received-documents/{id}"):
 		return "received", "RECEIVED_DOCUMENT_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/receipts/{id}"):
+		return "receipt", "RECEIPT_NOT_FOUND", true
 	}
 	return "", "", false
 }
@@ -161,6 +163,10 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 		return map[string]any{"document_ids": []string{o.doc}}
 	case "CancelRequest", "RejectRequest":
 		return map[string]any{"reason": "Security test"}
+	case "ReceiptInput":
+		return receiptBody(serial)
+	case "ReceiptBulkRequest":
+		return map[string]any{"receipts": []any{receiptBody(serial)}}
 	case "WebhookInput", "WebhookUpdate":
 		return map[string]any{"url": "https://hooks.example.com/" + serial, "events": []string{client.EventDocumentValid}}
 	case "DocumentInput":
@@ -242,6 +248,8 @@ type secFixture struct {
 	valid   string // submitted through the built-in sandbox, Valid
 	// received is a received document of tenant A (planted in the database).
 	received string
+	// receipt is an open receipt of tenant A.
+	receipt string
 }
 
 func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
@@ -263,11 +271,13 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	hook, err := f.api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/sec-a", Events: []string{client.EventDocumentValid}})
 	f.webhook = must(t, hook, err).ID
 	f.received = plantReceived(t, dsn, f.tenantA, "SEC-RECEIVED-1")
+	rc, err := f.api.Receipts.Create(ctx, receiptInput("SEC-RECEIPT-1"))
+	f.receipt = must(t, rc, err).ID
 	return f
 }
 
 func (f *secFixture) ids() []string {
-	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received}
+	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received, f.receipt}
 }
 
 // id is the fixture's object a typed call of c acts on: its buyer or
@@ -311,7 +321,8 @@ func (f *secFixture) snapshot(t *testing.T) secSnapshot {
 	out := secSnapshot{raw: map[string]string{}}
 	for _, p := range []string{"/api/v1/profile", "/api/v1/buyers/" + f.buyer, "/api/v1/on-behalf-sellers/" + f.seller,
 		"/api/v1/invoices/" + f.draft, "/api/v1/invoices/" + f.ready, "/api/v1/invoices/" + f.valid,
-		"/api/v1/buyers?per_page=100", "/api/v1/on-behalf-sellers?per_page=100", "/api/v1/invoices?per_page=100"} {
+		"/api/v1/buyers?per_page=100", "/api/v1/on-behalf-sellers?per_page=100", "/api/v1/invoices?per_page=100",
+		"/api/v1/receipts/" + f.receipt, "/api/v1/receipts?per_page=100"} {
 		out.raw[p] = string(f.a.do("GET", p, nil).want(t, 200, "").Raw)
 	}
 	ctx, all, s := t.Context(), client.ListOptions{PerPage: 100}, &out.typed
@@ -636,7 +647,7 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 
 		before := f.snapshot(t)
 		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid},
-			"webhook": {f.webhook}, "received": {f.received}}
+			"webhook": {f.webhook}, "received": {f.received}, "receipt": {f.receipt}}
 		calls := 0
 		for _, op := range secOps(t) {
 			if !op.hasID() {
@@ -918,6 +929,8 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 				return op.at(f.webhook)
 			case res == "received":
 				return op.at(f.received)
+			case res == "receipt":
+				return op.at(f.receipt)
 			case docFor[op.Path] != "":
 				return op.at(docFor[op.Path])
 			}
@@ -1308,7 +1321,7 @@ func TestSecurityResourceLimits(t *testing.T) {
 		draft := must(t, d, err).ID
 		hook, err := api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/limits", Events: []string{client.EventDocumentValid}})
 		hookID := must(t, hook, err).ID
-		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": newID()}
+		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": newID(), "receipt": newID()}
 
 		// A body just over the limit, valid JSON otherwise.
 		over := func(limit int) []byte {
@@ -1320,7 +1333,7 @@ func TestSecurityResourceLimits(t *testing.T) {
 				continue
 			}
 			limit := 1 << 20
-			if op.Path == "/api/v1/documents/submit-bulk" {
+			if op.Path == "/api/v1/documents/submit-bulk" || op.Path == "/api/v1/receipts/bulk" {
 				limit = 10 << 20
 			}
 			path := op.Path

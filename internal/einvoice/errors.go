@@ -33,9 +33,17 @@ const (
 	CodeRejectWindowClosed Code = "REJECT_WINDOW_CLOSED"
 	// CodeReceivedNotFound: no received document of the tenant has that id.
 	CodeReceivedNotFound Code = "RECEIVED_DOCUMENT_NOT_FOUND"
-	CodePayloadTooLarge  Code = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMedia Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeHeadersTooLarge  Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
+	// CodeReceiptNotFound: no receipt of the tenant has that id (or it was
+	// deleted).
+	CodeReceiptNotFound Code = "RECEIPT_NOT_FOUND"
+	// CodeDuplicateReceipt: the tenant already has a receipt of that
+	// number.
+	CodeDuplicateReceipt Code = "DUPLICATE_RECEIPT_NUMBER"
+	// CodeReceiptNotDeletable: the receipt is converted or consolidated.
+	CodeReceiptNotDeletable Code = "RECEIPT_NOT_DELETABLE"
+	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMedia    Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge     Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	// The connection-level answers: a request net/http cannot read as HTTP
 	// (before any route), in our shape.
 	CodeMalformedRequest     Code = "MALFORMED_REQUEST"

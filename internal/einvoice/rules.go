@@ -219,6 +219,7 @@ func ValidateProfileInput(p *Profile, a *Authority) FieldErrors {
 	checkLen(f, "businessActivityDescription", p.BusinessActivityDescription, MaxActivityLen)
 	checkAddressInput(f, "address", p.Address)
 	checkContactInput(f, "contact", p.Contact)
+	checkDate(f, "consolidationRelaxedUntil", p.ConsolidationRelaxedUntil)
 	if a != nil {
 		switch a.Environment {
 		case EnvSandbox, EnvPreprod, EnvProduction:

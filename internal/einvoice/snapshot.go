@@ -16,8 +16,17 @@ type PartySnapshot struct {
 	Contact                      Contact `json:"contact"`
 }
 
-// SnapshotProfile copies a tenant's profile.
-func SnapshotProfile(p Profile) PartySnapshot { return PartySnapshot(p) }
+// SnapshotProfile copies a tenant's profile (its party fields).
+func SnapshotProfile(p Profile) PartySnapshot {
+	return PartySnapshot{
+		Name: p.Name, TIN: p.TIN, IDType: p.IDType, IDValue: p.IDValue,
+		SSTRegistrationNumber:        p.SSTRegistrationNumber,
+		TourismTaxRegistrationNumber: p.TourismTaxRegistrationNumber,
+		MSICCode:                     p.MSICCode,
+		BusinessActivityDescription:  p.BusinessActivityDescription,
+		Address:                      p.Address, Contact: p.Contact,
+	}
+}
 
 // SnapshotParty copies a buyer or an on-behalf seller.
 func SnapshotParty(p *Party) PartySnapshot {

@@ -16,6 +16,7 @@ type Store interface {
 	EventStore
 	WebhookStore
 	ReceivedStore
+	ReceiptStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -24,6 +24,11 @@ type Profile struct {
 	BusinessActivityDescription  string  `json:"businessActivityDescription"`
 	Address                      Address `json:"address"`
 	Contact                      Contact `json:"contact"`
+	// ConsolidationRelaxedUntil, a date (YYYY-MM-DD) or empty, declares the
+	// tenant within the authority's interim relaxation of the RM10,000 limit
+	// of consolidation until that day, inclusive (DECISIONS 17;
+	// ReceiptExclusion).
+	ConsolidationRelaxedUntil string `json:"consolidationRelaxedUntil,omitempty"`
 }
 
 // Authority environments.

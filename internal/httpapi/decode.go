@@ -24,8 +24,17 @@ const maxFieldErrors = 50
 // Body size limits.
 const (
 	maxBody     = 1 << 20  // 1 MiB
-	maxBulkBody = 10 << 20 // 10 MiB, bulk submit
+	maxBulkBody = 10 << 20 // 10 MiB, bulk submit and bulk receipts
 )
+
+// bodyLimit is the body limit of a route pattern: maxBulkBody for the bulk
+// operations, maxBody otherwise.
+func bodyLimit(pattern string) int64 {
+	if strings.HasSuffix(pattern, "/submit-bulk") || strings.HasSuffix(pattern, "/receipts/bulk") {
+		return maxBulkBody
+	}
+	return maxBody
+}
 
 // echoed is implemented by a request type that takes back what a GET of its
 // resource answers (DECISIONS 1 and 12): echo returns a value of the
@@ -62,6 +71,14 @@ func decode(r *http.Request, limit int64, dst any) error {
 	if !utf8.Valid(body) {
 		return einvoice.Errorf(einvoice.CodeMalformedJSON, "The body is not valid UTF-8.")
 	}
+	return decodeBytes(body, dst)
+}
+
+// decodeBytes is decode's judgement of a body already read (valid UTF-8):
+// one JSON object, no key twice, the right JSON types, no unknown field. A
+// bulk request decodes each of its items with it, so that every item gets
+// the rules of a single create.
+func decodeBytes(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any

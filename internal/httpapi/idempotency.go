@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
@@ -38,10 +37,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *einvoice.
 	// The body, read once for its hash and handed on: at most one byte over
 	// the route's limit, so that what is larger is the handler's 413 (not
 	// kept) without being read whole.
-	limit := int64(maxBody)
-	if strings.HasSuffix(r.Pattern, "/submit-bulk") {
-		limit = maxBulkBody
-	}
+	limit := bodyLimit(r.Pattern)
 	if r.ContentLength > limit {
 		return h(w, r, k)
 	}

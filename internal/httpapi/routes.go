@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/refdata"
@@ -68,6 +70,14 @@ func (s *Server) routes() {
 	if s.svc.Submits() {
 		s.api("POST /api/v1/received-documents/{id}/reject", write, s.rejectReceived)
 	}
+	// B2C receipts (DECISIONS 17).
+	s.api("POST /api/v1/receipts", write, s.createReceipt)
+	s.api("POST /api/v1/receipts/bulk", write, s.createReceipts)
+	s.methodsOnly("/api/v1/receipts/bulk", http.MethodPost)
+	s.api("GET /api/v1/receipts", read, s.listReceipts)
+	s.api("GET /api/v1/receipts/{id}", read, s.getReceipt)
+	s.api("DELETE /api/v1/receipts/{id}", write, s.deleteReceipt)
+	s.apiOffering("GET /api/v1/receipts/{id}/qr", read, qrOffers, s.receiptQR)
 	// Events and webhooks (DECISIONS 15).
 	s.api("GET /api/v1/events", read, s.listEvents)
 	s.api("GET /api/v1/webhooks", read, s.listWebhooks)
@@ -89,6 +99,24 @@ func (s *Server) routes() {
 	for _, name := range refdata.Endpoints() {
 		list, _ := refdata.ByEndpoint(name)
 		s.api("GET /api/v1/"+name, read, s.referenceList(list))
+	}
+}
+
+// methodsOnly answers the methods of a literal path other than allowed
+// with 405 and Allow, as the mux answers a wrong method anywhere else: for
+// a path that an {id} route would otherwise take (GET /receipts/bulk is no
+// receipt's).
+func (s *Server) methodsOnly(path string, allowed ...string) {
+	allow := strings.Join(allowed, ", ")
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if slices.Contains(allowed, m) {
+			continue
+		}
+		s.mux.HandleFunc(m+" "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
+				"%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, allow))
+		})
 	}
 }
 

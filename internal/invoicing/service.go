@@ -72,6 +72,10 @@ type Options struct {
 	// ReceivedInterval is how often each tenant's received documents are
 	// looked for (a minute; DECISIONS 16).
 	ReceivedInterval time.Duration
+	// PublicURL is the service's public base URL (absolute, no trailing
+	// slash): receipts' request pages are under it, at /r/{token}
+	// (DECISIONS 17). http://127.0.0.1 when empty.
+	PublicURL string
 	// OnDelivery, when set, is told the outcome of every delivery attempt
 	// (delivered, failed, gave_up) and its duration.
 	OnDelivery func(outcome string, d time.Duration)
@@ -97,6 +101,8 @@ type Service struct {
 	idle          time.Duration
 	pollAfter     time.Duration
 	hooks         webhookOptions
+	// publicURL is the base of receipts' request URLs.
+	publicURL string
 	// receivedInterval is the received-documents poller's interval.
 	receivedInterval time.Duration
 	receivedStates   sync.Map // tenant id -> *receivedState
@@ -141,7 +147,10 @@ func New(o Options) *Service {
 	if o.ReceivedInterval <= 0 {
 		o.ReceivedInterval = time.Minute
 	}
-	return &Service{receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+	if o.PublicURL == "" {
+		o.PublicURL = "http://127.0.0.1"
+	}
+	return &Service{publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
 		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
 		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o)}
 }

@@ -74,6 +74,7 @@ func TestConformance(t *testing.T) {
 		"UnknownOutcomes":  testUnknownOutcomes,
 		"EventsWebhooks":   testEventsAndDeliveries,
 		"Received":         testReceived,
+		"Receipts":         testReceipts,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ const tenantColumns = `id, name, tin, id_type, id_value, sst_number, ttx_number,
 	phone, email, contact_name, fax,
 	auth_environment, auth_mode, auth_on_behalf_of, auth_client_id, auth_client_secret_enc,
 	auth_certificate_pem, auth_private_key_enc, auth_pkcs12_enc, auth_pkcs12_password_enc,
-	created_at, updated_at, auth_intermediary_tin`
+	created_at, updated_at, auth_intermediary_tin, consolidation_relaxed_until`
 
 // tenantArgs returns the values of tenantColumns, secrets sealed.
 func (s *Store) tenantArgs(t *einvoice.Tenant) ([]any, error) {
@@ -35,7 +35,7 @@ func (s *Store) tenantArgs(t *einvoice.Tenant) ([]any, error) {
 		p.Address.Line1, p.Address.Line2, p.Address.Line3, p.Address.City, p.Address.State, p.Address.PostCode, p.Address.CountryCode,
 		p.Contact.Phone, p.Contact.Email, p.Contact.Name, p.Contact.Fax,
 		a.Environment, a.Mode, a.OnBehalfOf, a.ClientID, sealed[0], a.CertificatePEM, sealed[1], sealed[2], sealed[3],
-		micros(t.CreatedAt), micros(t.UpdatedAt), a.IntermediaryTIN}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), a.IntermediaryTIN, p.ConsolidationRelaxedUntil}, nil
 }
 
 func (s *Store) scanTenant(row interface{ Scan(...any) error }) (*einvoice.Tenant, error) {
@@ -48,7 +48,7 @@ func (s *Store) scanTenant(row interface{ Scan(...any) error }) (*einvoice.Tenan
 		&p.Address.Line1, &p.Address.Line2, &p.Address.Line3, &p.Address.City, &p.Address.State, &p.Address.PostCode, &p.Address.CountryCode,
 		&p.Contact.Phone, &p.Contact.Email, &p.Contact.Name, &p.Contact.Fax,
 		&a.Environment, &a.Mode, &a.OnBehalfOf, &a.ClientID, &sealed[0], &a.CertificatePEM, &sealed[1], &sealed[2], &sealed[3],
-		&created, &updated, &a.IntermediaryTIN)
+		&created, &updated, &a.IntermediaryTIN, &p.ConsolidationRelaxedUntil)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}
@@ -75,7 +75,7 @@ func (s *Store) insertTenant(ctx context.Context, q execer, t *einvoice.Tenant) 
 		return err
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO tenants (`+tenantColumns+`) VALUES
-		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32)`, args...)
+		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32,$33)`, args...)
 	if err != nil {
 		return fmt.Errorf("insert tenant: %w", classify(err))
 	}
@@ -138,7 +138,7 @@ func (s *Store) UpdateTenant(ctx context.Context, t *einvoice.Tenant) error {
 		state=$14, post_code=$15, country_code=$16, phone=$17, email=$18, contact_name=$19, fax=$20,
 		auth_environment=$21, auth_mode=$22, auth_on_behalf_of=$23, auth_client_id=$24, auth_client_secret_enc=$25,
 		auth_certificate_pem=$26, auth_private_key_enc=$27, auth_pkcs12_enc=$28, auth_pkcs12_password_enc=$29,
-		updated_at=$30, auth_intermediary_tin=$31 WHERE id=$1`, append(args[:29:29], args[30], args[31])...)
+		updated_at=$30, auth_intermediary_tin=$31, consolidation_relaxed_until=$32 WHERE id=$1`, append(args[:29:29], args[30], args[31], args[32])...)
 	if err != nil {
 		return fmt.Errorf("update tenant: %w", classify(err))
 	}
