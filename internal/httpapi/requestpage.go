@@ -80,7 +80,7 @@ func (s *Server) newPage(r *http.Request) *pageData {
 	lang, explicit := pageLang(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
 	nonce := make([]byte, 18)
 	_, _ = rand.Read(nonce)
-	return &pageData{Lang: lang, LangQuery: explicit, T: pageText[lang], Nonce: base64.RawStdEncoding.EncodeToString(nonce),
+	return &pageData{Lang: lang, LangQuery: explicit, T: pageText[lang], Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Form: map[string]string{}, Errors: map[string]string{}}
 }
 

@@ -139,7 +139,10 @@ func (s *Service) RequestReceiptInvoice(ctx context.Context, token string, in Bu
 		TIN: strings.ToUpper(strings.TrimSpace(in.TIN)), IDType: strings.TrimSpace(in.IDType), IDValue: strings.TrimSpace(in.IDValue),
 		Address: einvoice.Address{Line1: strings.TrimSpace(in.AddressLine), City: strings.TrimSpace(in.City),
 			PostCode: strings.TrimSpace(in.PostCode), State: strings.TrimSpace(in.State), CountryCode: strings.TrimSpace(in.Country)},
-		Contact: einvoice.Contact{Email: strings.TrimSpace(in.Email), Phone: strings.TrimSpace(in.Phone)}}
+		Contact: einvoice.Contact{Email: strings.TrimSpace(in.Email), Phone: strings.TrimSpace(in.Phone)},
+		// The page does not ask for an SST registration: a buyer who asks
+		// from a receipt is taken as not registered.
+		SSTRegistrationNumber: "NA"}
 	if in.Individual {
 		p.TIN = ""
 	}
