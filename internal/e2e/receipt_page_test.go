@@ -410,6 +410,19 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 		}
 		_, err = api.Receipts.Invoice(ctx, newID(), buyer.ID)
 		wantErr(t, err, 404, client.CodeReceiptNotFound)
+		// An invoice that would not pass validation (a draft buyer) is
+		// reported with its problems, and nothing is written.
+		draft := got(api.Buyers.Create(ctx, &client.Party{Name: "Not yet", IsDraft: true}))(t)
+		_, err = api.Receipts.Invoice(ctx, rc.ID, draft.ID)
+		if e := wantErr(t, err, 422, client.CodeValidationFailed); len(e.Fields) == 0 {
+			t.Errorf("a draft buyer: %s", e.Body)
+		}
+		if r := got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptOpen || r.InvoiceID != "" {
+			t.Errorf("receipt after a failed validation: %+v", r)
+		}
+		if d, _ := docsAndBuyers(t, api); d != 0 {
+			t.Errorf("a failed validation left %d documents", d)
+		}
 
 		inv, err := api.Receipts.Invoice(ctx, rc.ID, buyer.ID)
 		if must(t, inv, err).BuyerID != buyer.ID || inv.InvoiceSerialNumber != rc.ReceiptNumber ||

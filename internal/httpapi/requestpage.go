@@ -215,7 +215,7 @@ func fillReceipt(p *pageData, v *invoicing.ReceiptRequestView) {
 // invoice's status (refreshed from the authority), or why the receipt can
 // no longer be invoiced; the not-found page for any other token.
 func (s *Server) requestPage(w http.ResponseWriter, r *http.Request) {
-	v, err := s.svc.ReceiptRequest(r.Context(), r.PathValue("token"))
+	v, err := s.svc.ReceiptRequest(r.Context(), r.PathValue("token"), true)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -244,7 +244,7 @@ func (s *Server) fillForm(p *pageData, token string) {
 // field, nothing written.
 func (s *Server) requestPost(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	v, err := s.svc.ReceiptRequest(r.Context(), token)
+	v, err := s.svc.ReceiptRequest(r.Context(), token, false)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -5,9 +5,6 @@ import (
 	"strings"
 )
 
-// pageLangs are the languages of the request page: English and Malay.
-var pageLangs = []string{"en", "ms"}
-
 // pageText holds the request page's words per language.
 var pageText = map[string]map[string]string{
 	"en": {

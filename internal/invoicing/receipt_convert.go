@@ -137,7 +137,15 @@ func (s *Service) convertReceipt(ctx context.Context, t *einvoice.Tenant, keyID 
 		return nil, fmt.Errorf("convert receipt: %w", err)
 	}
 	s.log.InfoContext(ctx, "receipt converted", "tenant_id", t.ID, "receipt_id", r.ID, "document_id", d.ID)
-	return s.ResumeReceiptInvoice(ctx, t.ID, keyID, d.ID)
+	out, err := s.ResumeReceiptInvoice(ctx, t.ID, keyID, d.ID)
+	if err != nil {
+		// The invoice is made: a page load carrying it on at the same moment
+		// may have validated or submitted it first. It is answered as it
+		// stands.
+		s.log.InfoContext(ctx, "receipt invoice not carried on", "document_id", d.ID, "error", err)
+		return d, nil
+	}
+	return out, nil
 }
 
 // ResumeReceiptInvoice carries a receipt's invoice on to the authority: a

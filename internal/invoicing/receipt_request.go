@@ -88,11 +88,12 @@ func (s *Service) receiptOfToken(ctx context.Context, token string) (*einvoice.R
 	return s.withURL(r), t, nil
 }
 
-// ReceiptRequest is the request page of a token (GET /r/{token}): the
-// receipt and where it stands; a converted receipt's invoice is carried on
-// (ResumeReceiptInvoice, for a request interrupted after its transaction)
-// and refreshed from the authority. NOT_FOUND for an unknown token.
-func (s *Service) ReceiptRequest(ctx context.Context, token string) (*ReceiptRequestView, error) {
+// ReceiptRequest is the request page of a token: the receipt and where it
+// stands. With refresh (GET /r/{token}), a converted receipt's invoice is
+// carried on (ResumeReceiptInvoice, for a request interrupted after its
+// transaction) and refreshed from the authority; without (the form's
+// post), it is read as it stands. NOT_FOUND for an unknown token.
+func (s *Service) ReceiptRequest(ctx context.Context, token string, refresh bool) (*ReceiptRequestView, error) {
 	r, t, err := s.receiptOfToken(ctx, token)
 	if err != nil {
 		return nil, err
@@ -105,18 +106,35 @@ func (s *Service) ReceiptRequest(ctx context.Context, token string) (*ReceiptReq
 		v.State = RequestClosed
 	case r.Status == einvoice.ReceiptConverted:
 		v.State = RequestConverted
-		d, err := s.ResumeReceiptInvoice(ctx, t.ID, "", r.InvoiceID)
+		if refresh {
+			s.carryOn(ctx, t.ID, r.InvoiceID)
+		}
+		d, err := s.document(ctx, t.ID, r.InvoiceID)
 		if err != nil {
 			return nil, err
-		}
-		if s.Submits() && (d.Status == einvoice.StatusSubmitted || d.Status == einvoice.StatusSubmitting) {
-			if res, err := s.Status(ctx, t.ID, d.ID); err == nil {
-				d = res.Doc
-			}
 		}
 		v.Invoice = d
 	}
 	return v, nil
+}
+
+// carryOn takes a receipt's invoice on where it stands: a draft or ready
+// one is validated and submitted (a request that stopped after its
+// transaction), a submitted one refreshed from the authority. Failures
+// are logged: another request may be doing the same at the same moment
+// (its validation or submission wins), and the page shows the invoice as
+// it stands.
+func (s *Service) carryOn(ctx context.Context, tenantID, id string) {
+	d, err := s.ResumeReceiptInvoice(ctx, tenantID, "", id)
+	if err != nil {
+		s.log.InfoContext(ctx, "receipt invoice not carried on", "document_id", id, "error", err)
+		return
+	}
+	if s.Submits() && (d.Status == einvoice.StatusSubmitted || d.Status == einvoice.StatusSubmitting) {
+		if _, err := s.Status(ctx, tenantID, id); err != nil {
+			s.log.InfoContext(ctx, "receipt invoice status not refreshed", "document_id", id, "error", err)
+		}
+	}
 }
 
 // RequestReceiptInvoice is the buyer's request from the page (POST
