@@ -457,3 +457,42 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 		wantErr(t, err, 409, client.CodeReceiptNotConvertible)
 	})
 }
+
+// TestRequestPageResumesAfterCrash: a request that stopped right after its
+// transaction (the receipt converted, its invoice a draft never validated
+// nor submitted: what a crash there leaves) is carried on by the next load
+// of the page, to Valid, with still one invoice.
+func TestRequestPageResumesAfterCrash(t *testing.T) {
+	eachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		buyer := got(api.Buyers.Create(ctx, readyBuyer("Hebat Sdn. Bhd.")))(t)
+		store := servetest.Store(t, dsn)
+		tenant := servetestTenant(t, store)
+		r, err := store.GetReceipt(ctx, tenant, rc.ID)
+		must(t, r, err)
+		now := time.Now().UTC()
+		d := &einvoice.Document{ID: newID(), TenantID: tenant, Kind: einvoice.KindInvoice, TypeCode: "01", Status: einvoice.StatusDraft,
+			BuyerID: buyer.ID, InvoiceSerialNumber: r.ReceiptNumber, BillReferenceNumber: r.ReceiptNumber, CurrencyCode: r.CurrencyCode,
+			AutoCalculate: true, Lines: r.Lines, Payment: r.Payment, Totals: r.Totals, CreatedAt: now, UpdatedAt: now}
+		must(t, 0, store.ConvertReceipt(ctx, einvoice.ReceiptConversion{TenantID: tenant, ReceiptID: r.ID,
+			From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, Invoice: d,
+			Event: einvoice.Event{ID: newID(), Status: einvoice.StatusDraft, Note: "created from receipt", At: now}, At: now}))
+
+		p := b.get(rc.RequestURL)
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(p.Body, `data-status="Valid"`) && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			p = b.get(rc.RequestURL)
+		}
+		if !strings.Contains(p.Body, `data-status="Valid"`) {
+			t.Fatalf("the page did not carry the invoice on to Valid: %s", p.Body)
+		}
+		if inv := got(api.Documents.Get(ctx, d.ID))(t); inv.Status != client.StatusValid {
+			t.Errorf("invoice %s", inv.Status)
+		}
+		if n, _ := docsAndBuyers(t, api); n != 1 {
+			t.Errorf("%d documents, want 1", n)
+		}
+	})
+}
