@@ -438,6 +438,17 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 			t.Errorf("the page of a receipt converted by the API: %s", p.Body)
 		}
 
+		// A receipt line without a classification is the authority's 022
+		// (Others) on the invoice.
+		plain := receiptInput("R-PLAIN")
+		plain.Lines = []client.Line{{ProductDescription: "Nasi lemak", Quantity: "2", UnitPrice: "6.50",
+			Taxes: []client.LineTax{{TaxType: "02", TaxRate: "6"}}}}
+		pr := got(api.Receipts.Create(ctx, plain))(t)
+		if inv, err := api.Receipts.Invoice(ctx, pr.ID, buyer.ID); must(t, inv, err).Lines[0].AuthorityClassification != "022" ||
+			inv.TotalPayableAmount != pr.TotalPayableAmount {
+			t.Errorf("an unclassified receipt's invoice: %+v", inv)
+		}
+
 		// An excluded receipt (over RM10,000) may be invoiced.
 		big := got(api.Receipts.Create(ctx, bigReceipt("R-BIG", "12000.00", receiptIssued)))(t)
 		if big.Status != client.ReceiptExcluded {

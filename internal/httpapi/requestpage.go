@@ -302,7 +302,9 @@ func (s *Server) requestPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p.FormError = p.T["check"]
+	if p.FormError == "" {
+		p.FormError = p.T["check"]
+	}
 	s.fillForm(p, v.Receipt.Token)
 	s.render(w, r, http.StatusUnprocessableEntity, p)
 }
@@ -340,19 +342,22 @@ func readBuyerForm(r *http.Request, p *pageData) (in invoicing.BuyerRequest, bad
 }
 
 // placeErrors puts the service's field errors beside the form's fields;
-// any other is the form's own message.
+// a problem the buyer cannot fix (the receipt's, the shop's) is the form's
+// own message, which asks them to see the shop.
 func placeErrors(p *pageData, e *einvoice.Error) {
-	placed := false
+	other := false
 	for path, msgs := range e.Fields {
+		placed := false
 		for _, f := range pageFields {
 			if f.path == path && len(msgs) > 0 {
 				p.Errors[f.name] = p.T["badField"] + strings.Join(msgs, "; ")
 				placed = true
 			}
 		}
+		other = other || !placed
 	}
-	if !placed {
-		p.Errors["name"] = p.T["badField"] + e.Message
+	if other || len(e.Fields) == 0 {
+		p.FormError = p.T["shopProblem"] + " (" + e.Message + ")"
 	}
 }
 

@@ -64,6 +64,10 @@ func (s *Service) InvoiceReceipt(ctx context.Context, tenantID, keyID, receiptID
 	return s.GetDocument(ctx, tenantID, d.ID)
 }
 
+// receiptDefaultClassification is the classification of a receipt line
+// that names none, on its invoice: the authority's 022, Others.
+const receiptDefaultClassification = "022"
+
 // receiptInvoice is the invoice of receipt r for buyer: its lines,
 // currency, exchange rate and payment, computed by autoCalculate (so its
 // amounts are the receipt's), its serial number and bill reference number
@@ -72,6 +76,13 @@ func receiptInvoice(tenantID string, r *einvoice.Receipt, buyer *einvoice.Party)
 	info, _ := einvoice.InfoOf(einvoice.KindInvoice)
 	lines := make([]einvoice.Line, len(r.Lines))
 	copy(lines, r.Lines)
+	for i := range lines {
+		// A receipt's line need not be classified; an invoice's must be: a
+		// line with neither code is the authority's 022, Others.
+		if len(lines[i].Classifications) == 0 && lines[i].AuthorityClassification == "" {
+			lines[i].AuthorityClassification = receiptDefaultClassification
+		}
+	}
 	var pay *einvoice.Payment
 	if r.Payment != nil {
 		p := *r.Payment
