@@ -44,6 +44,10 @@ const (
 	CodeRateLimitExceeded    = "RATE_LIMIT_EXCEEDED"
 	CodeAuthorityUnavailable = "AUTHORITY_UNAVAILABLE"
 	CodeInternal             = "INTERNAL_ERROR"
+
+	// CodeReceiptNotConvertible: the receipt asked for its invoice is
+	// already converted or consolidated (Receipts.Invoice).
+	CodeReceiptNotConvertible = "RECEIPT_NOT_CONVERTIBLE"
 )
 
 // Error codes of idempotency keys.

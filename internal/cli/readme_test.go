@@ -87,6 +87,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if png, err := os.ReadFile(filepath.Join(dir, "receipt-qr.png")); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("the receipts' lines saved no QR code PNG: %v", err)
 	}
+	if !strings.Contains(stdout, `"invoiceSerialNumber":"POS1-000123"`) && !strings.Contains(stdout, `"invoiceSerialNumber": "POS1-000123"`) {
+		t.Errorf("the receipts' lines did not show the receipt's invoice:\nstdout %.3000s", stdout)
+	}
 	if !strings.Contains(stdout, `"POS1-000123"`) {
 		t.Errorf("the receipts' lines did not show the receipt:\nstdout %.3000s", stdout)
 	}

@@ -71,7 +71,13 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		m.printDemoKey(t, key, cfg.Addr)
 	}
 	hookMetrics.watch(svc)
-	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg})
+	pageSecret, err := requestPageSecret(cfg, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg,
+		PageSecret: pageSecret})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})
 	go func() {

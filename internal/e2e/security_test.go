@@ -167,6 +167,8 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 		return receiptBody(serial)
 	case "ReceiptBulkRequest":
 		return map[string]any{"receipts": []any{receiptBody(serial)}}
+	case "ReceiptInvoiceRequest":
+		return map[string]any{"buyerId": o.buyer}
 	case "WebhookInput", "WebhookUpdate":
 		return map[string]any{"url": "https://hooks.example.com/" + serial, "events": []string{client.EventDocumentValid}}
 	case "DocumentInput":

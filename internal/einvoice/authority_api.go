@@ -40,10 +40,30 @@ type AuthorityAPI interface {
 	// ValidateTIN reports whether the authority knows the TIN with that id
 	// (false, nil for "not found").
 	ValidateTIN(ctx context.Context, c Credentials, tin, idType, idValue string) (bool, error)
+	// SearchTIN finds the one TIN of a taxpayer by name, or by id type and
+	// value (optionally with the name and the file type): ErrTINNotFound
+	// when the authority knows none, ErrTINAmbiguous when more than one
+	// match.
+	SearchTIN(ctx context.Context, c Credentials, q TINSearch) (string, error)
 	// Split groups documents, in order, into as few submissions as the
 	// authority's limits allow; ErrTooLarge when one cannot be sent at all.
 	Split(docs []OutgoingDocument) ([][]OutgoingDocument, error)
 }
+
+// TINSearch is a Search TIN query (reference myinvois.md 1.9): the
+// taxpayer's name alone, or IDType with IDValue (NRIC, PASSPORT, BRN,
+// ARMY), optionally with the name; FileType narrows to individuals ("1",
+// IG TINs) or the others ("2").
+type TINSearch struct {
+	TaxpayerName, IDType, IDValue, FileType string
+}
+
+// ErrTINNotFound is in the chain of a Search TIN that found no taxpayer.
+var ErrTINNotFound = errors.New("no TIN found for the search")
+
+// ErrTINAmbiguous is in the chain of a Search TIN that found more than one
+// taxpayer (the authority's 400 BadRequest).
+var ErrTINAmbiguous = errors.New("more than one TIN matches the search")
 
 // ErrTooLarge is in the chain of an error about documents over the
 // authority's limits (100 documents and 5 MB a submission, 300 KB a

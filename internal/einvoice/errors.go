@@ -41,9 +41,12 @@ const (
 	CodeDuplicateReceipt Code = "DUPLICATE_RECEIPT_NUMBER"
 	// CodeReceiptNotDeletable: the receipt is converted or consolidated.
 	CodeReceiptNotDeletable Code = "RECEIPT_NOT_DELETABLE"
-	CodePayloadTooLarge     Code = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMedia    Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeHeadersTooLarge     Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
+	// CodeReceiptNotConvertible: the receipt asked for an invoice is
+	// already converted (it has its invoice) or consolidated.
+	CodeReceiptNotConvertible Code = "RECEIPT_NOT_CONVERTIBLE"
+	CodePayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMedia      Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge       Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	// The connection-level answers: a request net/http cannot read as HTTP
 	// (before any route), in our shape.
 	CodeMalformedRequest     Code = "MALFORMED_REQUEST"

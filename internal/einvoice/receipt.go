@@ -158,4 +158,22 @@ type ReceiptStore interface {
 	// whose status is in t.From, in one transaction, and returns how many
 	// changed.
 	TransitionReceipts(ctx context.Context, tenantID string, ids []string, t ReceiptTransition) (int, error)
+	// ConvertReceipt records a buyer's request of a receipt in one
+	// transaction: the receipt moves from one of c.From to converted with
+	// the invoice's id, c.Buyer (when not nil) is inserted, and c.Invoice
+	// with its first event c.Event. Either all is written or nothing:
+	// ErrNotFound when the receipt is unknown or deleted, ErrWrongState when
+	// its status is not in c.From (another request converted it first),
+	// ErrConflict when the invoice's serial number is taken.
+	ConvertReceipt(ctx context.Context, c ReceiptConversion) error
+}
+
+// ReceiptConversion is what ConvertReceipt writes.
+type ReceiptConversion struct {
+	TenantID, ReceiptID string
+	From                []ReceiptStatus
+	Buyer               *Party
+	Invoice             *Document
+	Event               Event
+	At                  time.Time
 }

@@ -48,6 +48,9 @@ var statusOf = map[einvoice.Code]int{
 	// Idempotency keys (DECISIONS 15).
 	einvoice.CodeIdempotencyKeyInUse:  http.StatusConflict,
 	einvoice.CodeIdempotencyKeyReused: http.StatusUnprocessableEntity,
+
+	// A receipt already converted or consolidated, asked for its invoice.
+	einvoice.CodeReceiptNotConvertible: http.StatusConflict,
 }
 
 // envelope is the success body.

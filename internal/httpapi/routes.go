@@ -78,6 +78,11 @@ func (s *Server) routes() {
 	s.api("GET /api/v1/receipts/{id}", read, s.getReceipt)
 	s.api("DELETE /api/v1/receipts/{id}", write, s.deleteReceipt)
 	s.apiOffering("GET /api/v1/receipts/{id}/qr", read, qrOffers, s.receiptQR)
+	if s.svc.Submits() {
+		s.api("POST /api/v1/receipts/{id}/invoice", write, s.invoiceReceipt)
+	}
+	// The buyer's request page (DECISIONS 17): HTML, no API key.
+	s.requestPageRoutes()
 	// Events and webhooks (DECISIONS 15).
 	s.api("GET /api/v1/events", read, s.listEvents)
 	s.api("GET /api/v1/webhooks", read, s.listWebhooks)

@@ -28,6 +28,10 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// PageSecret keys the CSRF tokens of the buyer's request page; replicas
+	// must share it (serve derives it from the secret key). Random when
+	// empty.
+	PageSecret []byte
 }
 
 // Server is the http.Handler of the service.
@@ -40,11 +44,16 @@ type Server struct {
 	metrics  *metrics
 	now      func() time.Time
 	mux      *http.ServeMux
+	// pageSecret keys the request page's CSRF tokens.
+	pageSecret []byte
 }
 
 // New returns the handler of every route.
 func New(o Options) *Server {
-	s := &Server{svc: o.Service, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux()}
+	s := &Server{svc: o.Service, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux(), pageSecret: o.PageSecret}
+	if len(s.pageSecret) == 0 {
+		s.pageSecret = newPageSecret()
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -105,6 +105,11 @@ func (a *scripted) ValidateTIN(context.Context, einvoice.Credentials, string, st
 	return true, nil
 }
 
+// SearchTIN finds no taxpayer.
+func (a *scripted) SearchTIN(context.Context, einvoice.Credentials, einvoice.TINSearch) (string, error) {
+	return "", einvoice.ErrTINNotFound
+}
+
 // Split puts every document in one submission, unless one is too large.
 func (a *scripted) Split(docs []einvoice.OutgoingDocument) ([][]einvoice.OutgoingDocument, error) {
 	for _, d := range docs {

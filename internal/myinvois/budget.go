@@ -18,6 +18,7 @@ const (
 	EndpointSearch          = "search_documents"
 	EndpointCancel          = "cancel_document"
 	EndpointValidateTIN     = "validate_tin"
+	EndpointSearchTIN       = "search_tin"
 	EndpointRawDocument     = "document_raw"
 	EndpointNotifications   = "notifications"
 )
@@ -34,6 +35,7 @@ var defaultRPM = map[string]int{
 	EndpointDocumentDetails: 125,
 	EndpointCancel:          12,
 	EndpointValidateTIN:     60,
+	EndpointSearchTIN:       60,
 	EndpointSearch:          12,
 	EndpointRawDocument:     60,
 }

@@ -75,6 +75,8 @@ func TestConformance(t *testing.T) {
 		"EventsWebhooks":   testEventsAndDeliveries,
 		"Received":         testReceived,
 		"Receipts":         testReceipts,
+
+		"ReceiptConversion": testReceiptConversion,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
