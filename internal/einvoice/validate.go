@@ -266,7 +266,14 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 		v.add("PARTY_MISSING", partyRole, "the document has no "+partyRole)
 		return
 	}
+	// The General Public buyer of a note that adjusts one of our
+	// consolidated invoices carries NA where a buyer's contact would be, as
+	// the consolidated invoice's does (DECISIONS 5, 17).
+	generalPublicNote := in.Party.TIN == TINGeneralPublic && info.Note && refersToConsolidated(in.Doc, in.Referenced)
 	for path, msgs := range partyReadiness(in.Party, true) {
+		if generalPublicNote {
+			break
+		}
 		for _, m := range msgs {
 			v.add("PARTY_NOT_READY", partyRole+"."+path, m)
 		}
