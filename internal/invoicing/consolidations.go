@@ -200,9 +200,7 @@ func (s *Service) workConsolidation(ctx context.Context, t *einvoice.Tenant, c *
 			}
 		}
 	}
-	for i := range c.Documents {
-		s.finishConsolidated(ctx, t, c.Documents[i].ID, keyID)
-	}
+	s.submitConsolidated(ctx, t, c, keyID)
 	if err := s.refreshProgress(ctx, c); err != nil {
 		return err
 	}
@@ -332,35 +330,49 @@ func (s *Service) createConsolidated(ctx context.Context, t *einvoice.Tenant, c 
 		if err := s.store.SaveConsolidation(ctx, c); err != nil {
 			return fmt.Errorf("save consolidation progress: %w", err)
 		}
-		s.finishConsolidated(ctx, t, d.ID, keyID)
+		s.validateConsolidated(ctx, t, d.ID, keyID)
 		return nil
 	}
 }
 
-// finishConsolidated validates a consolidated invoice still draft or
-// ready and submits it; one already submitted is left to the submission
-// queue (a failed submission is retried like any other).
-func (s *Service) finishConsolidated(ctx context.Context, t *einvoice.Tenant, id, keyID string) {
-	d, err := s.store.GetDocument(ctx, t.ID, id)
+// validateConsolidated validates a consolidated invoice still draft
+// (against the receipts it carries).
+func (s *Service) validateConsolidated(ctx context.Context, t *einvoice.Tenant, id, keyID string) {
+	res, err := s.ValidateDocument(ctx, t.ID, keyID, id)
 	if err != nil {
-		s.log.WarnContext(ctx, "consolidated invoice unreadable", "document", id, "error", err)
+		s.log.WarnContext(ctx, "validate a consolidated invoice", "document", id, "error", err)
 		return
 	}
-	if d.Status == einvoice.StatusDraft {
-		res, err := s.ValidateDocument(ctx, t.ID, keyID, id)
-		if err != nil {
-			s.log.WarnContext(ctx, "validate a consolidated invoice", "document", id, "error", err)
-			return
-		}
-		if !res.Passed() {
-			s.log.WarnContext(ctx, "a consolidated invoice failed validation", "document", id, "problems", einvoice.Summary(res.Problems))
-			return
-		}
-		d = res.Doc
+	if !res.Passed() {
+		s.log.WarnContext(ctx, "a consolidated invoice failed validation", "document", id, "problems", einvoice.Summary(res.Problems))
 	}
-	if d.Status == einvoice.StatusReady {
-		if _, err := s.Submit(ctx, t.ID, keyID, id); err != nil {
-			s.log.WarnContext(ctx, "submit a consolidated invoice", "document", id, "error", err)
+}
+
+// submitConsolidated validates c's documents still draft and submits those
+// ready, up to MaxBulk at a time in as few submissions as the authority's
+// limits allow (SubmitBulk); one already submitted is left to the
+// submission queue (a failed submission is retried like any other).
+func (s *Service) submitConsolidated(ctx context.Context, t *einvoice.Tenant, c *einvoice.Consolidation, keyID string) {
+	var ready []string
+	for _, cd := range c.Documents {
+		d, err := s.store.GetDocument(ctx, t.ID, cd.ID)
+		if err != nil {
+			s.log.WarnContext(ctx, "consolidated invoice unreadable", "document", cd.ID, "error", err)
+			continue
+		}
+		if d.Status == einvoice.StatusDraft {
+			s.validateConsolidated(ctx, t, d.ID, keyID)
+			if d, err = s.store.GetDocument(ctx, t.ID, cd.ID); err != nil {
+				continue
+			}
+		}
+		if d.Status == einvoice.StatusReady {
+			ready = append(ready, d.ID)
+		}
+	}
+	for start := 0; start < len(ready); start += MaxBulk {
+		if _, err := s.SubmitBulk(ctx, t.ID, keyID, ready[start:min(start+MaxBulk, len(ready))]); err != nil {
+			s.log.WarnContext(ctx, "submit consolidated invoices", "consolidation", c.ID, "error", err)
 		}
 	}
 }
