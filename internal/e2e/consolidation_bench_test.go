@@ -24,7 +24,7 @@ func BenchmarkConsolidation100k(b *testing.B) {
 		for _, e := range engines {
 			b.Run(kind+"/"+e.name, func(b *testing.B) {
 				ctx := context.Background()
-				for b.Loop() {
+				for range b.N {
 					b.StopTimer()
 					svc := startService(b, e.dsn(b), "--rate-limit", "1000000000", "--sandbox-delay", "0")
 					c := client.New(svc.URL, svc.DemoKey, client.WithRetries(0),
@@ -42,8 +42,12 @@ func BenchmarkConsolidation100k(b *testing.B) {
 						ins = scatteredReceipts(n)
 					}
 					for start := 0; start < n; start += 1000 {
-						if _, err := c.Receipts.CreateBulk(ctx, ins[start:start+1000]); err != nil {
+						res, err := c.Receipts.CreateBulk(ctx, ins[start:start+1000])
+						if err != nil {
 							b.Fatal(err)
+						}
+						if len(res.Refused) > 0 {
+							b.Fatalf("refused: %+v", res.Refused[0])
 						}
 					}
 					b.StartTimer()

@@ -296,6 +296,9 @@ func (s *Service) planConsolidation(t *einvoice.Tenant, c *einvoice.Consolidatio
 				return nil, fmt.Errorf("measure a consolidated invoice: %w", err)
 			}
 			worst = max(worst, size)
+			if worst > limit {
+				break // shrink the budget before measuring the rest
+			}
 		}
 		if worst <= limit || maxLines == 1 {
 			return groups, nil
