@@ -128,9 +128,12 @@ type ConsolidationStore interface {
 	// w.Doc and its consolidation), in one transaction; ErrWrongState (and
 	// nothing written) when one of them is no longer open.
 	CreateConsolidatedDocument(ctx context.Context, w ConsolidatedDocumentWrite, consolidationID string) error
-	// ConsolidationReceipts returns the month's receipts of the given
+	// MonthReceipts returns the month's receipts of the given
 	// statuses (not deleted), in any order.
 	MonthReceipts(ctx context.Context, tenantID, month string, statuses []ReceiptStatus) ([]*Receipt, error)
+	// ConsolidationCounts returns, per consolidated invoice of the
+	// consolidation, how many receipts it carries.
+	ConsolidationCounts(ctx context.Context, tenantID, consolidationID string) (map[string]int, error)
 	// DocumentReceipts returns the receipts a consolidated invoice carries.
 	DocumentReceipts(ctx context.Context, tenantID, documentID string) ([]*Receipt, error)
 	// ClaimSchedule records that the scheduler consolidates month for the

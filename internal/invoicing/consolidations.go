@@ -231,17 +231,13 @@ func (s *Service) workConsolidation(ctx context.Context, t *einvoice.Tenant, c *
 // that name c (the truth, whatever a crash left unsaved), and saves them,
 // renewing the lease.
 func (s *Service) refreshProgress(ctx context.Context, c *einvoice.Consolidation) error {
-	rs, err := s.store.MonthReceipts(ctx, c.TenantID, c.Month, []einvoice.ReceiptStatus{einvoice.ReceiptConsolidated})
+	counts, err := s.store.ConsolidationCounts(ctx, c.TenantID, c.ID)
 	if err != nil {
 		return fmt.Errorf("read the consolidated receipts: %w", err)
 	}
-	counts := map[string]int{}
 	total := 0
-	for _, r := range rs {
-		if r.ConsolidationID == c.ID {
-			counts[r.ConsolidatedDocumentID]++
-			total++
-		}
+	for _, n := range counts {
+		total += n
 	}
 	ids := make([]string, 0, len(counts))
 	for id := range counts {

@@ -226,16 +226,25 @@ func (s *Store) CreateConsolidatedDocument(ctx context.Context, w einvoice.Conso
 		if err := insertEvent(ctx, tx, w.Doc.ID, w.Event); err != nil {
 			return err
 		}
+		// One primary-key update per receipt (a prepared statement): an IN
+		// list lets SQLite pick a scan of the tenant's receipts instead.
+		st, err := tx.PrepareContext(ctx, `UPDATE receipts SET status = $1, consolidation_id = $2,
+			consolidated_document_id = $3, updated_at = $4
+			WHERE id = $5 AND tenant_id = $6 AND deleted_at IS NULL AND status = $7`)
+		if err != nil {
+			return fmt.Errorf("prepare the receipts' transition: %w", err)
+		}
+		defer st.Close()
 		moved := 0
-		for start := 0; start < len(w.ReceiptIDs); start += transitionChunk {
-			q, targs := transitionArgs(w.Doc.TenantID, w.ReceiptIDs[start:min(start+transitionChunk, len(w.ReceiptIDs))], t)
-			res, err := tx.ExecContext(ctx, q, targs...)
+		for _, id := range w.ReceiptIDs {
+			res, err := st.ExecContext(ctx, string(t.To), t.ConsolidationID, t.ConsolidatedDocumentID, micros(t.At), id,
+				w.Doc.TenantID, string(einvoice.ReceiptOpen))
 			if err != nil {
-				return fmt.Errorf("consolidate receipts: %w", err)
+				return fmt.Errorf("consolidate receipt %s: %w", id, err)
 			}
 			n, err := res.RowsAffected()
 			if err != nil {
-				return fmt.Errorf("consolidate receipts: %w", err)
+				return fmt.Errorf("consolidate receipt %s: %w", id, err)
 			}
 			moved += int(n)
 		}
@@ -274,12 +283,37 @@ func (s *Store) MonthReceipts(ctx context.Context, tenantID, month string, statu
 		append([]any{tenantID, month}, vals...)...)
 }
 
+// ConsolidationCounts counts the receipts of each document of a
+// consolidation (no receipt decoded).
+func (s *Store) ConsolidationCounts(ctx context.Context, tenantID, consolidationID string) (map[string]int, error) {
+	out := map[string]int{}
+	if !einvoice.ValidID(tenantID) || !einvoice.ValidID(consolidationID) {
+		return out, nil
+	}
+	rows, err := s.rs.QueryContext(ctx, `SELECT consolidated_document_id, COUNT(*) FROM receipts
+		WHERE consolidation_id = $1 AND consolidation_id <> '' AND tenant_id = $2 AND deleted_at IS NULL AND status = 'consolidated'
+		GROUP BY consolidated_document_id`, consolidationID, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("count the consolidation's receipts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count the consolidation's receipts: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
 // DocumentReceipts returns the receipts a consolidated invoice carries.
 func (s *Store) DocumentReceipts(ctx context.Context, tenantID, documentID string) ([]*einvoice.Receipt, error) {
 	if !einvoice.ValidID(tenantID) || !einvoice.ValidID(documentID) {
 		return nil, nil
 	}
-	return s.receiptsWhere(ctx, `consolidated_document_id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, documentID, tenantID)
+	return s.receiptsWhere(ctx, `consolidated_document_id = $1 AND consolidated_document_id <> '' AND tenant_id = $2 AND deleted_at IS NULL`, documentID, tenantID)
 }
 
 // ClaimSchedule records the scheduler's consolidation of month for the
