@@ -55,6 +55,12 @@ func BenchmarkConsolidation100k(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
+					for cons.Status != client.ConsolidationCompleted { // a large month answers running
+						time.Sleep(100 * time.Millisecond)
+						if cons, err = c.Consolidations.Get(ctx, cons.ID); err != nil {
+							b.Fatal(err)
+						}
+					}
 					made := time.Now()
 					lines := 0
 					for _, cd := range cons.Documents {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -82,10 +83,21 @@ func (s *Service) Consolidate(ctx context.Context, tenantID, keyID, month string
 		}
 		return nil, fmt.Errorf("create consolidation: %w", err)
 	}
-	if err := s.workConsolidation(ctx, t, c, keyID); err != nil {
-		s.log.WarnContext(ctx, "consolidation cut short; a worker completes it", "consolidation", c.ID, "error", err)
+	// The work goes on without the request: a month too large to finish
+	// within consolidateWait answers running, and this process completes it
+	// (or, should it stop, a worker once the lease expires).
+	work := context.WithoutCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.workConsolidation(work, t, c, keyID) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.log.WarnContext(ctx, "consolidation cut short; a worker completes it", "consolidation", c.ID, "error", err)
+		}
+	case <-time.After(s.consolidateWait):
+	case <-ctx.Done():
 	}
-	return s.GetConsolidation(ctx, tenantID, c.ID)
+	return s.GetConsolidation(work, tenantID, c.ID)
 }
 
 // GetConsolidation returns a consolidation of the tenant, its documents'
