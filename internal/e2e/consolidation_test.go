@@ -195,10 +195,15 @@ func TestConsolidation(t *testing.T) {
 		for _, d := range docs {
 			lines += len(d.Lines)
 		}
-		// 5,000 receipts of 5,051 numbers: 53 runs (52 gaps), each with
-		// its tax treatments; the first line is the first run's receipts
-		// of 10 % sales tax (every 4th: S-00001 to S-00093).
-		t.Logf("%d documents, %d lines", len(docs), lines)
+		// 5,000 receipts of 5,051 numbers: 53 runs (52 gaps), the first
+		// line the first run's receipts of 10 % sales tax (every 4th:
+		// S-00001 to S-00093).
+		// 5 tax treatments (10 %, exempt, none, 8 % and, on every 5th, a
+		// second line at 6 %) in each of the 53 runs: 265 lines, one
+		// document (within 1,000 lines and 300 KB).
+		if len(docs) != 1 || lines != 265 {
+			t.Errorf("%d documents, %d lines; want 1 document of 265 lines", len(docs), lines)
+		}
 		if len(docs) < 1 || docs[0].Lines[0].ProductDescription != "Receipts S-00001 to S-00093" {
 			t.Errorf("first line %q", docs[0].Lines[0].ProductDescription)
 		}
