@@ -49,6 +49,9 @@ type Client struct {
 	ReceivedDocuments *ReceivedDocumentService
 	// Receipts are the tenant's B2C receipts (/api/v1/receipts).
 	Receipts *ReceiptService
+	// Consolidations make the month's receipts consolidated invoices
+	// (/api/v1/consolidations).
+	Consolidations *ConsolidationService
 
 	base      *url.URL
 	key       string
@@ -107,6 +110,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	c.Webhooks = &WebhookService{c: c}
 	c.ReceivedDocuments = &ReceivedDocumentService{c: c}
 	c.Receipts = &ReceiptService{c: c}
+	c.Consolidations = &ConsolidationService{c: c}
 	return c
 }
 

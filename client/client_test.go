@@ -408,8 +408,10 @@ func TestOperations(t *testing.T) {
 		"receivedDocumentUBL": "ReceivedDocuments.UBL", "receivedDocumentPDF": "ReceivedDocuments.PDF", "rejectReceivedDocument": "ReceivedDocuments.Reject",
 		"createReceipt": "Receipts.Create", "createReceipts": "Receipts.CreateBulk", "listReceipts": "Receipts.List/All",
 		"getReceipt": "Receipts.Get", "deleteReceipt": "Receipts.Delete", "receiptQR": "Receipts.QR/QRImage",
-		"invoiceReceipt": "Receipts.Invoice",
-		"healthz":        "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
+		"invoiceReceipt":    "Receipts.Invoice",
+		"receiptCreditNote": "Receipts.CreditNote", "createConsolidation": "Consolidations.Create",
+		"listConsolidations": "Consolidations.List/All", "getConsolidation": "Consolidations.Get",
+		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {
 		for method, raw := range ops {

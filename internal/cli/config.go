@@ -74,6 +74,10 @@ type Config struct {
 	// default http:// and the listen address (127.0.0.1 for an empty or
 	// unspecified host).
 	PublicURL string
+	// AutoConsolidate runs the monthly consolidation of the previous month
+	// for each tenant from the 3rd (DECISIONS 17); false leaves it to the
+	// API.
+	AutoConsolidate bool
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -81,7 +85,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
-		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, Workers: 2, SubmitWait: 10 * time.Second,
+		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, AutoConsolidate: true, Workers: 2, SubmitWait: 10 * time.Second,
 		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
@@ -103,7 +107,8 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		_ = (*listFlag)(&c.SandboxTrustCA).Set(v)
 	}
 	for name, dst := range map[string]*bool{"EINVOICE_SANDBOX_RATE_LIMITS": &c.SandboxRateLimits, "EINVOICE_SANDBOX_FAULTS": &c.SandboxFaults,
-		"EINVOICE_WEBHOOK_ALLOW_PRIVATE": &c.WebhookAllowPrivate} {
+		"EINVOICE_WEBHOOK_ALLOW_PRIVATE": &c.WebhookAllowPrivate,
+		"EINVOICE_AUTO_CONSOLIDATE":      &c.AutoConsolidate} {
 		if v := getenv(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -179,6 +184,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Workers, "workers", c.Workers, "submission workers in this process (env EINVOICE_WORKERS)")
 	fs.DurationVar(&c.SubmitWait, "submit-wait", c.SubmitWait, "how long a submit request waits for the authority before answering 202 (env EINVOICE_SUBMIT_WAIT)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "let webhook URLs reach loopback, private and link-local addresses (env EINVOICE_WEBHOOK_ALLOW_PRIVATE)")
+	fs.BoolVar(&c.AutoConsolidate, "auto-consolidate", c.AutoConsolidate, "consolidate each tenant's receipts of the previous month from the 3rd of the month, Malaysian time, once on any replica; false leaves it to POST /api/v1/consolidations (env EINVOICE_AUTO_CONSOLIDATE)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook delivery workers in this process (env EINVOICE_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.ReceivedPollInterval, "received-poll-interval", c.ReceivedPollInterval, "how often each tenant's received documents are looked for (env EINVOICE_RECEIVED_POLL_INTERVAL; default 10s with the built-in sandbox, else 1m)")
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", c.WebhookRetryBase, "first retry delay of a failed webhook delivery, doubled per attempt up to 1h, with jitter (env EINVOICE_WEBHOOK_RETRY_BASE)")

@@ -63,7 +63,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		Wait: cfg.SubmitWait, Workers: cfg.Workers,
 		Webhooks: webhook.New(cfg.WebhookAllowPrivate), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		DeliveryWorkers: cfg.WebhookWorkers, RetryBase: cfg.WebhookRetryBase, OnDelivery: hookMetrics.delivery,
-		ReceivedInterval: cfg.receivedInterval(), PublicURL: cfg.publicURL(ln.Addr())})
+		ReceivedInterval: cfg.receivedInterval(), AutoConsolidate: cfg.AutoConsolidate, PublicURL: cfg.publicURL(ln.Addr())})
 	if t, key, err := svc.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err

@@ -44,9 +44,20 @@ const (
 	// CodeReceiptNotConvertible: the receipt asked for an invoice is
 	// already converted (it has its invoice) or consolidated.
 	CodeReceiptNotConvertible Code = "RECEIPT_NOT_CONVERTIBLE"
-	CodePayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMedia      Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeHeadersTooLarge       Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
+	// CodeConsolidationNotFound: no consolidation of the tenant has that id.
+	CodeConsolidationNotFound Code = "CONSOLIDATION_NOT_FOUND"
+	// CodeNothingToConsolidate: the month has no receipt left to
+	// consolidate.
+	CodeNothingToConsolidate Code = "NOTHING_TO_CONSOLIDATE"
+	// CodeConsolidationRunning: the tenant's previous consolidation is
+	// still running.
+	CodeConsolidationRunning Code = "CONSOLIDATION_RUNNING"
+	// CodeReceiptNotConsolidated: a credit note of a receipt needs the
+	// receipt consolidated.
+	CodeReceiptNotConsolidated Code = "RECEIPT_NOT_CONSOLIDATED"
+	CodePayloadTooLarge        Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMedia       Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge        Code = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	// The connection-level answers: a request net/http cannot read as HTTP
 	// (before any route), in our shape.
 	CodeMalformedRequest     Code = "MALFORMED_REQUEST"

@@ -22,6 +22,9 @@ const (
 	// The events of received documents (DECISIONS 16).
 	EventReceivedCreated   EventType = "received_document.created"
 	EventReceivedCancelled EventType = "received_document.cancelled"
+	// EventConsolidationCompleted: a consolidation made and submitted
+	// every document (DECISIONS 17).
+	EventConsolidationCompleted EventType = "consolidation.completed"
 	// EventWebhookTest is the event of POST /webhooks/{id}/test: sent to
 	// that webhook alone, never listed nor subscribed to.
 	EventWebhookTest EventType = "webhook.test"
@@ -38,6 +41,7 @@ var EventTypes = []EventType{
 	EventDocumentSubmissionFailed,
 	EventReceivedCreated,
 	EventReceivedCancelled,
+	EventConsolidationCompleted,
 }
 
 // KnownEventType reports whether t is one of EventTypes.

@@ -17,6 +17,7 @@ type Store interface {
 	WebhookStore
 	ReceivedStore
 	ReceiptStore
+	ConsolidationStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -38,6 +38,11 @@ type ValidationInput struct {
 	// reference names.
 	Referenced map[string][]*Document
 	Now        time.Time
+	// Receipts are the receipts a consolidated invoice made by a
+	// consolidation carries (those that name it as their consolidated
+	// document): its lines and totals are checked exactly against theirs
+	// (DECISIONS 17), not recomputed from rates. Nil for any other document.
+	Receipts []*Receipt
 	// UBLSize is the size in bytes of the UBL the document would be sent
 	// as (0 when unknown).
 	UBLSize int
@@ -170,7 +175,10 @@ func ValidateDocument(in ValidationInput) []Problem {
 	v.lines(d)
 	v.authorityClassifications(d, info, in.Referenced)
 	v.notes(d, info, in.Referenced)
-	if !d.AutoCalculate {
+	switch {
+	case info.Consolidated && in.Receipts != nil:
+		v.receiptSums(d, in.Receipts)
+	case !d.AutoCalculate:
 		(&amountChecker{v: v}).check(d)
 	}
 	v.storeRules(d, info)
@@ -258,7 +266,14 @@ func (v *validation) parties(in ValidationInput, info KindInfo) {
 		v.add("PARTY_MISSING", partyRole, "the document has no "+partyRole)
 		return
 	}
+	// The General Public buyer of a note that adjusts one of our
+	// consolidated invoices carries NA where a buyer's contact would be, as
+	// the consolidated invoice's does (DECISIONS 5, 17).
+	generalPublicNote := in.Party.TIN == TINGeneralPublic && info.Note && refersToConsolidated(in.Doc, in.Referenced)
 	for path, msgs := range partyReadiness(in.Party, true) {
+		if generalPublicNote {
+			break
+		}
 		for _, m := range msgs {
 			v.add("PARTY_NOT_READY", partyRole+"."+path, m)
 		}

@@ -83,6 +83,11 @@ func (s *Server) routes() {
 	}
 	// The buyer's request page (DECISIONS 17): HTML, no API key.
 	s.requestPageRoutes()
+	s.api("POST /api/v1/receipts/{id}/credit-note", write, s.receiptCreditNote)
+	// Consolidated e-invoices of the month's receipts (DECISIONS 17).
+	s.api("POST /api/v1/consolidations", write, s.createConsolidation)
+	s.api("GET /api/v1/consolidations", read, s.listConsolidations)
+	s.api("GET /api/v1/consolidations/{id}", read, s.getConsolidation)
 	// Events and webhooks (DECISIONS 15).
 	s.api("GET /api/v1/events", read, s.listEvents)
 	s.api("GET /api/v1/webhooks", read, s.listWebhooks)

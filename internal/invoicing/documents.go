@@ -278,6 +278,13 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		}
 		in.Referenced[r.ReferenceNumber] = found
 	}
+	if info.Consolidated {
+		// A consolidation's document is checked against the receipts it
+		// carries (none for one assembled by hand).
+		if in.Receipts, err = s.store.DocumentReceipts(ctx, tenantID, d.ID); err != nil {
+			return nil, fmt.Errorf("the consolidated receipts: %w", err)
+		}
+	}
 	if in.UBLSize, err = s.ublSize(in.Tenant, d, in.Party); err != nil {
 		in.UBLSize = 0 // a document too incomplete to write: its problems say why
 	}

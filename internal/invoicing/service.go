@@ -76,6 +76,17 @@ type Options struct {
 	// slash): receipts' request pages are under it, at /r/{token}
 	// (DECISIONS 17). http://127.0.0.1 when empty.
 	PublicURL string
+	// AutoConsolidate runs the consolidation of the previous month for
+	// each tenant from the 3rd of the month (Malaysian time), once per
+	// month and tenant on any replica (DECISIONS 17).
+	AutoConsolidate bool
+	// ConsolidateWait bounds how long POST /consolidations waits for the
+	// consolidation before answering it running (45 s, within the HTTP
+	// write timeout); the work goes on.
+	ConsolidateWait time.Duration
+	// ScheduleInterval is how often the consolidation scheduler looks (a
+	// minute).
+	ScheduleInterval time.Duration
 	// OnDelivery, when set, is told the outcome of every delivery attempt
 	// (delivered, failed, gave_up) and its duration.
 	OnDelivery func(outcome string, d time.Duration)
@@ -103,6 +114,11 @@ type Service struct {
 	hooks         webhookOptions
 	// publicURL is the base of receipts' request URLs.
 	publicURL string
+	// autoConsolidate and scheduleInterval drive the consolidation
+	// scheduler.
+	autoConsolidate  bool
+	consolidateWait  time.Duration
+	scheduleInterval time.Duration
 	// receivedInterval is the received-documents poller's interval.
 	receivedInterval time.Duration
 	receivedStates   sync.Map // tenant id -> *receivedState
@@ -147,10 +163,16 @@ func New(o Options) *Service {
 	if o.ReceivedInterval <= 0 {
 		o.ReceivedInterval = time.Minute
 	}
+	if o.ConsolidateWait <= 0 {
+		o.ConsolidateWait = 45 * time.Second
+	}
+	if o.ScheduleInterval <= 0 {
+		o.ScheduleInterval = time.Minute
+	}
 	if o.PublicURL == "" {
 		o.PublicURL = "http://127.0.0.1"
 	}
-	return &Service{publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+	return &Service{autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
 		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
 		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o)}
 }

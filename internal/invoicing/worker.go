@@ -26,6 +26,10 @@ func (s *Service) Run(ctx context.Context) {
 		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
 	wg.Go(func() { s.loop(ctx, "received documents", s.ReceivedOnce) })
+	wg.Go(func() { s.loop(ctx, "consolidations", s.ConsolidateOnce) })
+	if s.autoConsolidate {
+		wg.Go(func() { s.scheduleLoop(ctx) })
+	}
 	s.runDeliveries(ctx, &wg)
 	wg.Wait()
 }

@@ -53,9 +53,10 @@ func raceEnabled() bool {
 }
 
 // ChildEnv is the environment of the processes: this one's, without any
-// EINVOICE_* setting, plus the secret key.
+// EINVOICE_* setting, plus the secret key, and the consolidation scheduler
+// off (a test that wants it passes --auto-consolidate).
 func ChildEnv() []string {
-	return append(EnvWithoutSettings(), "EINVOICE_SECRET_KEY="+SecretKey)
+	return append(EnvWithoutSettings(), "EINVOICE_SECRET_KEY="+SecretKey, "EINVOICE_AUTO_CONSOLIDATE=false")
 }
 
 // EnvWithoutSettings is this process's environment without any EINVOICE_*

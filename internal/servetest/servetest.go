@@ -74,7 +74,11 @@ func StartAt(t testing.TB, dsn string, now func() time.Time, args ...string) *Se
 	ready := make(chan string, 1)
 	stdout, stderr := &Buffer{}, &Buffer{}
 	m := &cli.Main{Stdout: stdout, Stderr: stderr, Ready: ready, Now: now,
-		Getenv: Env(map[string]string{"EINVOICE_SECRET_KEY": SecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
+		Getenv: Env(map[string]string{"EINVOICE_SECRET_KEY": SecretKey, "EINVOICE_LOG_LEVEL": "warn",
+			// The consolidation scheduler would consolidate the previous
+			// month's receipts of every test: a test that wants it passes
+			// --auto-consolidate.
+			"EINVOICE_AUTO_CONSOLIDATE": "false"})}
 	s := &Service{DSN: dsn, Stderr: stderr, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- m.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...))
