@@ -75,6 +75,7 @@ func TestConformance(t *testing.T) {
 		"EventsWebhooks":   testEventsAndDeliveries,
 		"Received":         testReceived,
 		"Receipts":         testReceipts,
+		"Consolidations":   testConsolidations,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
