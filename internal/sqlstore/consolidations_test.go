@@ -47,7 +47,9 @@ func testConsolidations(t *testing.T, dsn string) {
 		return d
 	}
 	d := doc()
-	ev := func() einvoice.Event { return einvoice.Event{ID: newID(), Status: einvoice.StatusDraft, Note: "created", At: t0} }
+	ev := func() einvoice.Event {
+		return einvoice.Event{ID: newID(), Status: einvoice.StatusDraft, Note: "created", At: t0}
+	}
 	err := s.CreateConsolidatedDocument(ctx, einvoice.ConsolidatedDocumentWrite{Doc: d, Event: ev(), ReceiptIDs: []string{r1.ID, r2.ID}, At: t0}, c.ID)
 	if !errors.Is(err, einvoice.ErrWrongState) {
 		t.Fatalf("with a receipt converted: %v, want ErrWrongState", err)
