@@ -133,6 +133,8 @@ func secIDResource(path string) (resource, notFound string, ok bool) {
 		return "received", "RECEIVED_DOCUMENT_NOT_FOUND", true
 	case strings.HasPrefix(path, "/api/v1/receipts/{id}"):
 		return "receipt", "RECEIPT_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/consolidations/{id}"):
+		return "consolidation", "CONSOLIDATION_NOT_FOUND", true
 	}
 	return "", "", false
 }
@@ -165,6 +167,10 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 		return map[string]any{"reason": "Security test"}
 	case "ReceiptInput":
 		return receiptBody(serial)
+	case "ConsolidationRequest":
+		return map[string]any{"month": "2026-08"}
+	case "ReceiptCreditNoteRequest":
+		return map[string]any{"lines": []any{0}}
 	case "ReceiptBulkRequest":
 		return map[string]any{"receipts": []any{receiptBody(serial)}}
 	case "ReceiptInvoiceRequest":
@@ -252,6 +258,8 @@ type secFixture struct {
 	received string
 	// receipt is an open receipt of tenant A.
 	receipt string
+	// consolidation is a consolidation of tenant A (September 2026).
+	consolidation string
 }
 
 func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
@@ -275,11 +283,17 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	f.received = plantReceived(t, dsn, f.tenantA, "SEC-RECEIVED-1")
 	rc, err := f.api.Receipts.Create(ctx, receiptInput("SEC-RECEIPT-1"))
 	f.receipt = must(t, rc, err).ID
+	sept := receiptInput("SEC-CONS-1")
+	sept.IssuedAt = sept.IssuedAt.AddDate(0, -1, 0)
+	_, err = f.api.Receipts.Create(ctx, sept)
+	must(t, f.receipt, err)
+	cons, err := f.api.Consolidations.Create(ctx, "2026-09")
+	f.consolidation = must(t, cons, err).ID
 	return f
 }
 
 func (f *secFixture) ids() []string {
-	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received, f.receipt}
+	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received, f.receipt, f.consolidation}
 }
 
 // id is the fixture's object a typed call of c acts on: its buyer or
@@ -649,7 +663,8 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 
 		before := f.snapshot(t)
 		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid},
-			"webhook": {f.webhook}, "received": {f.received}, "receipt": {f.receipt}}
+			"webhook": {f.webhook}, "received": {f.received}, "receipt": {f.receipt},
+			"consolidation": {f.consolidation}}
 		calls := 0
 		for _, op := range secOps(t) {
 			if !op.hasID() {
@@ -933,6 +948,8 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 				return op.at(f.received)
 			case res == "receipt":
 				return op.at(f.receipt)
+			case res == "consolidation":
+				return op.at(f.consolidation)
 			case docFor[op.Path] != "":
 				return op.at(docFor[op.Path])
 			}
@@ -1323,7 +1340,8 @@ func TestSecurityResourceLimits(t *testing.T) {
 		draft := must(t, d, err).ID
 		hook, err := api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/limits", Events: []string{client.EventDocumentValid}})
 		hookID := must(t, hook, err).ID
-		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": newID(), "receipt": newID()}
+		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": newID(), "receipt": newID(),
+			"consolidation": newID()}
 
 		// A body just over the limit, valid JSON otherwise.
 		over := func(limit int) []byte {

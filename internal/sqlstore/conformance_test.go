@@ -77,6 +77,7 @@ func TestConformance(t *testing.T) {
 		"Receipts":         testReceipts,
 
 		"ReceiptConversion": testReceiptConversion,
+		"Consolidations":    testConsolidations,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
