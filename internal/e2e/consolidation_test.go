@@ -101,7 +101,7 @@ func waitConsolidationValid(t *testing.T, api *client.Client, c *client.Consolid
 	t.Helper()
 	docs := make([]*client.Document, len(c.Documents))
 	for i, cd := range c.Documents {
-		waitStatusTyped(t, api, cd.ID, client.StatusValid, 60*time.Second)
+		waitStatusTyped(t, api, cd.ID, client.StatusValid, 3*time.Minute)
 		docs[i] = got(api.Documents.Get(t.Context(), cd.ID))(t)
 	}
 	return docs
