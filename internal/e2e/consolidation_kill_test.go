@@ -29,7 +29,7 @@ func TestConsolidationKilled(t *testing.T) {
 	bin := servetest.Build(t)
 	eachEngine(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
-		flags := []string{"--rate-limit", "100000", "--sandbox-delay", "0", "--submit-wait", "1s", "--auto-consolidate=false", "--log-format", "json"}
+		flags := []string{"--rate-limit", "100000", "--sandbox-delay", "0", "--auto-consolidate=false", "--log-format", "json"}
 		first := servetest.StartReplica(t, bin, "first", servetest.ChildEnv(), dsn, flags...)
 		first.WaitListening(t)
 		key, _ := servetest.ReplicasDemoKey(t, []*servetest.Replica{first})
@@ -61,12 +61,15 @@ func TestConsolidationKilled(t *testing.T) {
 		t.Logf("killed with %d documents made", len(running.Documents))
 
 		// A replica started again (SQLite allows one process) takes it over
-		// once the lease of the first has expired.
+		// once the lease of the first has expired (a minute: 6 times the
+		// default --submit-wait of 10 s, which also bounds each call to the
+		// authority; 1 s is too short for a 300 KB submission on a loaded
+		// machine, which then times out on every attempt).
 		second := servetest.StartReplica(t, bin, "second", servetest.ChildEnv(), dsn, flags...)
 		second.WaitListening(t)
 		c2 := client.New(second.URL, key, client.WithRetries(0))
 		var c *client.Consolidation
-		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 			c = got(c2.Consolidations.Get(ctx, running.ID))(t)
 			if c.Status == client.ConsolidationCompleted {
 				break

@@ -192,7 +192,11 @@ func waitStatusTyped(t *testing.T, c *client.Client, id string, want client.Stat
 		time.Sleep(200 * time.Millisecond)
 	}
 	if st.Status != want {
-		t.Fatalf("document %s is %v after %s, want %s: %+v", id, st.Status, within, want, st)
+		job := "no job"
+		if st.Job != nil {
+			job = fmt.Sprintf("job %+v", *st.Job)
+		}
+		t.Fatalf("document %s is %v after %s, want %s: %+v; %s", id, st.Status, within, want, st, job)
 	}
 	return st
 }
