@@ -27,8 +27,8 @@ import (
 // request from its QR code's page, the consolidation). The lines run as
 // written, but for the two the README asks the reader to fill in (KEY,
 // API) and `go install`, which the already built binary on PATH stands
-// for. Every `# => ...`
-// comment shows fields and values of the answer to the commands above it.
+// for. Every `# => ...` comment shows fields and values of the answer to
+// the commands above it.
 func TestREADMEWalkthrough(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
