@@ -23,10 +23,12 @@ import (
 // setting at its default), works to the end, and so do its tenants-and-keys
 // commands, its received-documents lines (a second tenant issues to the
 // demo tenant, which sees the document and rejects it) and its receipts'
-// lines against the same database. The lines run as written, but for the
-// two the README asks the reader to fill in (KEY, API) and `go install`,
-// which the already built binary on PATH stands for. Every `# => ...`
-// comment shows fields and values of the answer to the commands above it.
+// lines against the same database (a month of receipts, one buyer's
+// request from its QR code's page, the consolidation). The lines run as
+// written, but for the two the README asks the reader to fill in (KEY,
+// API) and `go install`, which the already built binary on PATH stands
+// for. Every `# => ...` comment shows fields and values of the answer to
+// the commands above it.
 func TestREADMEWalkthrough(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -89,6 +91,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	if !strings.Contains(stdout, `"invoiceSerialNumber":"POS1-000123"`) && !strings.Contains(stdout, `"invoiceSerialNumber": "POS1-000123"`) {
 		t.Errorf("the receipts' lines did not show the receipt's invoice:\nstdout %.3000s", stdout)
+	}
+	if !regexp.MustCompile(`(?m)^303$`).MatchString(stdout) || !strings.Contains(stdout, `"converted"`) {
+		t.Errorf("the month's lines did not post the buyer's form (303) nor show the receipt converted:\nstdout %.3000s", stdout)
 	}
 	if !strings.Contains(stdout, `"POS1-000123"`) {
 		t.Errorf("the receipts' lines did not show the receipt:\nstdout %.3000s", stdout)
