@@ -160,14 +160,9 @@ type receiptQRResult struct {
 // requestUrl, as the document QR answers (JSON, PNG or JPEG by Accept;
 // size in pixels).
 func (s *Server) receiptQR(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	size, err := qrSize(r)
+	size, mt, format, err := qrRequest(r)
 	if err != nil {
 		return err
-	}
-	mt := negotiate(r.Header.Get("Accept"), qrOffers)
-	format := invoicing.QRPNG
-	if mt == "image/jpeg" {
-		format = invoicing.QRJPEG
 	}
 	code, err := s.svc.ReceiptQR(r.Context(), k.TenantID, r.PathValue("id"), size, format)
 	if err != nil {

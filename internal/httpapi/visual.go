@@ -35,15 +35,23 @@ func qrSize(r *http.Request) (int, error) {
 	return n, nil
 }
 
-func (s *Server) documentQR(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	size, err := qrSize(r)
-	if err != nil {
-		return err
+// qrRequest reads what a QR endpoint is asked for: the size (?size=), the
+// media type answered (by Accept: JSON, PNG or JPEG) and the image format.
+func qrRequest(r *http.Request) (size int, mt string, format invoicing.QRFormat, err error) {
+	if size, err = qrSize(r); err != nil {
+		return 0, "", format, err
 	}
-	mt := negotiate(r.Header.Get("Accept"), qrOffers)
-	format := invoicing.QRPNG
+	mt, format = negotiate(r.Header.Get("Accept"), qrOffers), invoicing.QRPNG
 	if mt == "image/jpeg" {
 		format = invoicing.QRJPEG
+	}
+	return size, mt, format, nil
+}
+
+func (s *Server) documentQR(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
+	size, mt, format, err := qrRequest(r)
+	if err != nil {
+		return err
 	}
 	code, err := s.svc.QR(r.Context(), k.TenantID, r.PathValue("id"), size, format)
 	if err != nil {
