@@ -19,12 +19,15 @@ chaos-short:    ## the chaos test at CI's size: 200 documents, 5 kills, the same
 	go run ./bench/chaos -engine sqlite,postgres,postgres-x2 -pg '$(PG)'
 lint:           ## gofmt, go vet, staticcheck
 	scripts/lint
-fuzz:           ## fuzz the parsers (requests, money, UBL, signatures, the sandbox's submit) and the calculation, a minute each
+fuzz:           ## fuzz the parsers (requests, money, UBL, signatures, the sandbox's submit, receipts, the request page's form) and the calculation and consolidation, a minute each
 	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./internal/httpapi/
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/money/
 	go test -run '^$$' -fuzz '^FuzzCalculate$$' -fuzztime 60s ./internal/einvoice/
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s -fuzzminimizetime 5s ./internal/ubl/
 	go test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime 60s -fuzzminimizetime 5s ./internal/dsig/
 	go test -run '^$$' -fuzz '^FuzzSubmit$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/sandbox/
+	go test -run '^$$' -fuzz '^FuzzReceipt$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/httpapi/
+	go test -run '^$$' -fuzz '^FuzzRequestForm$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/httpapi/
+	go test -run '^$$' -fuzz '^FuzzConsolidation$$' -fuzztime 60s ./internal/einvoice/
 generate:       ## regenerate the reference lists (see internal/refdata/gen)
 	go generate ./internal/refdata/
