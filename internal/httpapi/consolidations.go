@@ -41,9 +41,7 @@ func (s *Server) listConsolidations(w http.ResponseWriter, r *http.Request, k *e
 		return err
 	}
 	month := r.URL.Query().Get("month")
-	if _, isMonth := einvoice.ParseReceiptMonth(month); month != "" && !isMonth {
-		f.Add("month", "must be a month as YYYY-MM (e.g. 2026-01)")
-	}
+	f.Merge("", checkMonth(month))
 	if err := f.Err(); err != nil {
 		return err
 	}

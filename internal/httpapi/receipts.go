@@ -109,9 +109,7 @@ func (s *Server) listReceipts(w http.ResponseWriter, r *http.Request, k *einvoic
 	filter := einvoice.ReceiptFilter{Month: q.Get("month"), Status: einvoice.ReceiptStatus(q.Get("status")),
 		Search: q.Get("search"), PageRequest: pr}
 	f.Merge("", checkSearch(filter.Search))
-	if _, isMonth := einvoice.ParseReceiptMonth(filter.Month); filter.Month != "" && !isMonth {
-		f.Add("month", "must be a month as YYYY-MM (e.g. 2026-01)")
-	}
+	f.Merge("", checkMonth(filter.Month))
 	if filter.Status != "" && !slices.Contains(einvoice.ReceiptStatuses, filter.Status) {
 		f.Add("status", "must be one of open, converted, consolidated, excluded")
 	}
@@ -124,6 +122,14 @@ func (s *Server) listReceipts(w http.ResponseWriter, r *http.Request, k *einvoic
 	}
 	logUnreadable(r, s.logger, page)
 	okPage(w, page, page.Items)
+	return nil
+}
+
+// checkMonth checks a month filter: empty, or YYYY-MM.
+func checkMonth(month string) einvoice.FieldErrors {
+	if _, isMonth := einvoice.ParseReceiptMonth(month); month != "" && !isMonth {
+		return einvoice.FieldErrors{"month": {"must be a month as YYYY-MM (e.g. 2026-01)"}}
+	}
 	return nil
 }
 
