@@ -71,12 +71,16 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, c caller) 
 		writeError(w, http.StatusBadRequest, *bad)
 		return
 	}
+	// A submission read whole is processed whole, as the authority does:
+	// a client that gives up waiting (its timeout) does not undo it, and
+	// finds it by a search afterwards.
+	ctx := context.WithoutCancel(r.Context())
 
 	counts := map[string]int{}
 	for _, d := range docs {
 		counts[d.CodeNumber]++
 	}
-	j, err := s.certJudge(r.Context(), c, now)
+	j, err := s.certJudge(ctx, c, now)
 	if err != nil {
 		s.internalError(w, r, err)
 		return
@@ -106,9 +110,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, c caller) 
 	var uid string
 	var accepted []acceptedDoc
 	var retryAt time.Time
-	err = s.tx(r.Context(), func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		uid, accepted = "", nil
-		first, fresh, err := claimPayload(r.Context(), tx, c.ClientID, sha256Hex(body), now)
+		first, fresh, err := claimPayload(ctx, tx, c.ClientID, sha256Hex(body), now)
 		if err != nil {
 			return err
 		}
@@ -120,12 +124,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, c caller) 
 			return nil
 		}
 		uid = newID(uidLen)
-		if _, err := tx.ExecContext(r.Context(), `INSERT INTO sandbox_submissions (uid, client_id, on_behalf_of, received_at, document_count)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sandbox_submissions (uid, client_id, on_behalf_of, received_at, document_count)
 			VALUES ($1, $2, $3, $4, $5)`, uid, c.ClientID, c.OnBehalfOf, micros(now), len(cands)); err != nil {
 			return fmt.Errorf("store submission: %w", err)
 		}
 		for pos, cd := range cands {
-			id, err := s.store(r.Context(), tx, uid, pos, c, cd, now)
+			id, err := s.store(ctx, tx, uid, pos, c, cd, now)
 			if err != nil {
 				return err
 			}
