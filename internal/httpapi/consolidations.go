@@ -33,13 +33,7 @@ func (s *Server) createConsolidation(w http.ResponseWriter, r *http.Request, k *
 // listConsolidations is GET /api/v1/consolidations: newest first, filtered
 // by month.
 func (s *Server) listConsolidations(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	pr, err := pageRequest(r)
-	f := einvoice.FieldErrors{}
-	if e, ok := err.(*einvoice.Error); ok {
-		f = e.Fields
-	} else if err != nil {
-		return err
-	}
+	pr, f := listPaging(r)
 	month := r.URL.Query().Get("month")
 	f.Merge("", checkMonth(month))
 	if err := f.Err(); err != nil {

@@ -80,13 +80,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, k *einvo
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	pr, err := pageRequest(r)
-	f := einvoice.FieldErrors{}
-	if e, ok := err.(*einvoice.Error); ok {
-		f = e.Fields
-	} else if err != nil {
-		return err
-	}
+	pr, f := listPaging(r)
 	q := r.URL.Query()
 	filter := einvoice.DocumentFilter{Status: einvoice.Status(q.Get("status")), Kind: einvoice.DocumentKind(q.Get("type")),
 		Search: q.Get("search"), PageRequest: pr}

@@ -251,6 +251,17 @@ func pageRequest(r *http.Request) (einvoice.PageRequest, error) {
 	return p, f.Err()
 }
 
+// listPaging reads the paging of a list with filters of its own: the page
+// request, and the paging's field errors (never nil), to which the handler
+// adds its filters' before one answer names them all.
+func listPaging(r *http.Request) (einvoice.PageRequest, einvoice.FieldErrors) {
+	pr, err := pageRequest(r)
+	if e, ok := err.(*einvoice.Error); ok && e.Fields != nil {
+		return pr, e.Fields
+	}
+	return pr, einvoice.FieldErrors{}
+}
+
 // isBigInt reports whether s is a positive integer too large for an int.
 func isBigInt(s string) bool {
 	if s == "" {

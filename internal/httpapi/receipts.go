@@ -98,13 +98,7 @@ func (s *Server) createReceipts(w http.ResponseWriter, r *http.Request, k *einvo
 // month (YYYY-MM, Malaysian time), status and search (a receipt number
 // prefix).
 func (s *Server) listReceipts(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	pr, err := pageRequest(r)
-	f := einvoice.FieldErrors{}
-	if e, ok := err.(*einvoice.Error); ok {
-		f = e.Fields
-	} else if err != nil {
-		return err
-	}
+	pr, f := listPaging(r)
 	q := r.URL.Query()
 	filter := einvoice.ReceiptFilter{Month: q.Get("month"), Status: einvoice.ReceiptStatus(q.Get("status")),
 		Search: q.Get("search"), PageRequest: pr}

@@ -11,13 +11,7 @@ import (
 // filtered by status, search (issuer name, TIN or number) and issue dates
 // from and to (inclusive, UTC days).
 func (s *Server) listReceived(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	pr, err := pageRequest(r)
-	f := einvoice.FieldErrors{}
-	if e, ok := err.(*einvoice.Error); ok {
-		f = e.Fields
-	} else if err != nil {
-		return err
-	}
+	pr, f := listPaging(r)
 	q := r.URL.Query()
 	filter := einvoice.ReceivedFilter{Status: q.Get("status"), Search: q.Get("search"), PageRequest: pr}
 	f.Merge("", checkSearch(filter.Search))
