@@ -3,21 +3,15 @@ package httpapi_test
 import (
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/httpapi"
-	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/ratelimit"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
 // FuzzRequestForm posts arbitrary form bodies (with the page's own CSRF
@@ -40,20 +34,7 @@ func FuzzRequestForm(f *testing.F) {
 		f.Add(seed.ct, seed.body)
 	}
 	ctx := context.Background()
-	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
-	store, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"), box)
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, nil); err != nil {
-		f.Fatal(err)
-	}
-	svc := invoicing.New(invoicing.Options{Store: store, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
-	tenant, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
-	if err != nil {
-		f.Fatal(err)
-	}
+	svc, tenant := fuzzService(f)
 	at := time.Now().Add(-time.Hour)
 	qty, price := money.MustNumber("1"), money.MustNumber("10.00")
 	rc, err := svc.CreateReceipt(ctx, tenant.ID, &einvoice.ReceiptInput{ReceiptNumber: "R-1", IssuedAt: &at,

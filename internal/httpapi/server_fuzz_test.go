@@ -5,19 +5,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/httpapi"
-	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/ratelimit"
-	"github.com/einvoice/einvoice/internal/secretbox"
-	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
 // FuzzDocumentRequests sends arbitrary bodies to the document endpoints of
@@ -34,20 +28,7 @@ func FuzzDocumentRequests(f *testing.F) {
 		f.Add(seed)
 	}
 	ctx := context.Background()
-	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
-	store, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"), box)
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, nil); err != nil {
-		f.Fatal(err)
-	}
-	svc := invoicing.New(invoicing.Options{Store: store, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
-	tenant, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
-	if err != nil {
-		f.Fatal(err)
-	}
+	svc, tenant := fuzzService(f)
 	_, key, _ := svc.CreateAPIKey(ctx, tenant.ID, einvoice.PermReadWrite)
 	buyer, err := svc.CreateParty(ctx, tenant.ID, einvoice.KindBuyer, &einvoice.Party{Name: "B", IsDraft: true})
 	if err != nil {
