@@ -28,7 +28,12 @@
 #   DOCS=1           the documents benchmark: the defaults above for DOCS
 #   SERVE_FLAGS      extra flags for einvoice serve, e.g. "--pprof-addr 127.0.0.1:6060"
 #   SERVE_GOMAXPROCS GOMAXPROCS of each einvoice serve process (not of the driver),
+#                    "share" for each its share of the machine's CPUs: nproc / replicas,
+#                    at least 1 (one process all of them, three replicas on 2 CPUs 1 each),
 #                    e.g. 1 when several replicas share the machine's cores
+#   MIXED=1          run the scenarios mixed in one run of BENCH_DURATION (bench -soak,
+#                    after MIXED_WARMUP, default 10s) instead of one by one: the
+#                    mixed load on which one process and replicas are compared
 #   BENCH_PROFILE    comma list of scenarios to profile: during each, take a 15 s
 #                    CPU profile of the server (go tool pprof -top -nodecount=25)
 #                    and print it to stderr. Adds --pprof-addr $BENCH_PPROF_ADDR
@@ -73,6 +78,9 @@ if [[ ${SMOKE:-} == 1 ]]; then
 	[[ ${DOCS:-} == 1 ]] || DEFAULT_SCENARIOS+=,invoices-create,invoices-search
 fi
 SCENARIOS=${BENCH_SCENARIOS:-$DEFAULT_SCENARIOS}
+# MIXED=1 runs the scenarios mixed, in one run, instead of one by one.
+SCENARIOS_RUN=$SCENARIOS
+[[ ${MIXED:-} == 1 ]] && SCENARIOS_RUN=""
 SEED=${BENCH_SEED_INVOICES:-$SEED}
 PROFILE=${BENCH_PROFILE:-}
 PPROF_ADDR=${BENCH_PPROF_ADDR:-127.0.0.1:6060}
@@ -163,13 +171,18 @@ run_engine() {
 		;;
 	*) echo "run.sh: unknown engine $engine" >&2 && return 2 ;;
 	esac
+	local procs=${SERVE_GOMAXPROCS:-}
+	if [[ $procs == share ]]; then
+		procs=$(($(nproc) / replicas))
+		((procs >= 1)) || procs=1
+	fi
 	# Replicas start together, as behind a load balancer: one migrates and
 	# bootstraps, the others wait for it; startup is the slowest one's.
 	start=$(date +%s%N)
 	for ((i = 0; i < replicas; i++)); do
 		port=$(free_port ${urls[@]+"${urls[@]##*:}"}) || return 1
 		urls+=("http://127.0.0.1:$port")
-		env ${SERVE_GOMAXPROCS:+GOMAXPROCS=$SERVE_GOMAXPROCS} "$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
+		env ${procs:+GOMAXPROCS=$procs} "$work/einvoice" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 100000000 ${serve_flags[@]+"${serve_flags[@]}"} \
 			>"$work/$engine.$i.out" 2>"$work/$engine.$i.log" &
 		server_pids+=($!)
 	done
@@ -198,9 +211,16 @@ run_engine() {
 		analyze "$engine" || status=1
 	fi
 
+	# MIXED=1: one run of all the scenarios mixed (-soak), instead of one
+	# run per scenario.
+	if [[ ${MIXED:-} == 1 ]]; then
+		files+=("$work/$engine.mixed.json")
+		"$work/bench" -url "$url" -key "$key" -scenario "$SCENARIOS" -c "$C" -soak "$DURATION" -soak-warmup "${MIXED_WARMUP:-10s}" \
+			${inv[@]+"${inv[@]}"} -json >"$work/$engine.mixed.json" || status=1
+	fi
 	# One bench run per scenario, so that PostgreSQL can be analyzed in between.
 	local prof_pid
-	for s in ${SCENARIOS//,/ }; do
+	for s in ${SCENARIOS_RUN//,/ }; do
 		files+=("$work/$engine.$s.json")
 		prof_pid=
 		if [[ ,$PROFILE, == *,$s,* ]]; then
@@ -218,7 +238,7 @@ run_engine() {
 		fi
 		analyze "$engine" || status=1
 	done
-	jq -s '{results: map(.results[]?), seed: (map(.seed // empty) | first)}' "${files[@]}" >"$work/$engine.json" || status=1
+	jq -s '{results: map(.results[]?), seed: (map(.seed // empty) | first), mixed: (map(select(.throughput_rps)) | first)}' "${files[@]}" >"$work/$engine.json" || status=1
 
 	for pid in "${server_pids[@]}"; do kill -TERM "$pid"; done
 	for pid in "${server_pids[@]}"; do
@@ -273,15 +293,23 @@ if ((SEED > 0)); then
 	row "seeding: invoices / seconds" ".seed | \"\(.invoices) / \(.duration_ms / 100 | round / 10)\""
 	row "**seeding** invoices/s" ".seed.rate_per_s | round"
 fi
-for s in ${SCENARIOS//,/ }; do
+if [[ ${MIXED:-} == 1 ]]; then
+	row "**mixed** req/s ($SCENARIOS)" ".mixed.throughput_rps | round"
+	row "mixed: requests / errors" ".mixed | \"\(.requests) / \(.errors)\""
+	row "mixed: heap in use after warm-up / at the end (MB)" ".mixed | \"\(.warm_heap_mb * 10 | round / 10) / \(.end_heap_mb * 10 | round / 10)\""
+	row "mixed: RSS after warm-up / at the end (MB)" ".mixed | \"\(.warm_rss_mb * 10 | round / 10) / \(.end_rss_mb * 10 | round / 10)\""
+fi
+for s in ${SCENARIOS_RUN//,/ }; do
 	r=".results[] | select(.scenario == \"$s\")"
 	row "**$s** req/s" "$r | .throughput_rps | round"
 	row "$s p50 / p99 (ms)" "$r | \"\(.p50_ms * 100 | round / 100) / \(.p99_ms * 100 | round / 100)\""
 	row "$s peak RSS (MB)" "$r | .peak_rss_mb * 10 | round / 10"
 	if [[ $s == invoices-list ]]; then row "documents of the tenant at invoices-list" "$r | .tenant_docs"; fi
 done
+if [[ -n $SCENARIOS_RUN ]]; then
 row "requests, all scenarios" "[.results[].requests] | add"
 row "errors, all scenarios (and seeding)" "([.results[].errors] | add) + (.seed.errors // 0)"
 row "peak RSS, whole run (MB)" "[.results[].peak_rss_mb] | max * 10 | round / 10"
+fi
 
 exit "$failed"

@@ -33,6 +33,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}
 	logger := newLogger(m, cfg)
 	started := time.Now()
+	tuneGC()
 	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err

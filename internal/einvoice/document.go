@@ -138,6 +138,14 @@ type Document struct {
 
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Rendering, when not nil, is the document's JSON rendering as the
+	// store wrote it (what json.Marshal makes of the document): a store
+	// that keeps renderings sets it as it creates or replaces the
+	// document, so that the answer need not encode it again. Any change to
+	// the document after the write makes it stale: only the answer to that
+	// write may use it.
+	Rendering []byte `json:"-"`
 }
 
 // IssueDate is the UTC calendar date on which the document is issued, the

@@ -2,6 +2,7 @@ package einvoice
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -89,6 +90,12 @@ type DocumentStore interface {
 	// ListDocuments returns one page, newest first (ties by id). A row that
 	// does not decode is left out of Items and named in Unreadable.
 	ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error)
+	// GetDocumentJSON and ListDocumentsJSON are GetDocument and
+	// ListDocuments with each document as its JSON rendering (what
+	// json.Marshal makes of the Document GetDocument returns), which a
+	// store may keep as it writes the document rather than render on read.
+	GetDocumentJSON(ctx context.Context, tenantID, id string) (json.RawMessage, error)
+	ListDocumentsJSON(ctx context.Context, tenantID string, f DocumentFilter) (Page[json.RawMessage], error)
 	// TransitionDocument moves the document from one status to another,
 	// provided it is still at that status and unchanged since version (its
 	// UpdatedAt), recording e; ErrNotFound or ErrWrongState.

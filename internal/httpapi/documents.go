@@ -37,17 +37,17 @@ func (s *Server) createDocument(kind einvoice.DocumentKind) apiFunc {
 		if err != nil {
 			return err
 		}
-		ok(w, http.StatusCreated, documentJSON{Document: d, History: history})
+		writeDocument(w, http.StatusCreated, d, history)
 		return nil
 	}
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {
-	d, history, err := s.svc.GetDocument(r.Context(), k.TenantID, r.PathValue("id"))
+	d, history, err := s.svc.GetDocumentJSON(r.Context(), k.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	ok(w, http.StatusOK, documentJSON{Document: d, History: history})
+	okRawDocument(w, http.StatusOK, d, history)
 	return nil
 }
 
@@ -66,7 +66,7 @@ func (s *Server) updateDocument(w http.ResponseWriter, r *http.Request, k *einvo
 	if err != nil {
 		return err
 	}
-	ok(w, http.StatusOK, documentJSON{Document: d, History: history})
+	writeDocument(w, http.StatusOK, d, history)
 	return nil
 }
 
@@ -99,12 +99,12 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, k *einvoi
 	if err := f.Err(); err != nil {
 		return err
 	}
-	page, err := s.svc.ListDocuments(r.Context(), k.TenantID, filter)
+	page, err := s.svc.ListDocumentsJSON(r.Context(), k.TenantID, filter)
 	if err != nil {
 		return err
 	}
 	logUnreadable(r, s.logger, page)
-	okPage(w, page, page.Items)
+	okRawPage(w, page)
 	return nil
 }
 

@@ -92,10 +92,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body = []byte(`{"success":false,"message":"Internal server error.","error_code":"INTERNAL_ERROR"}`)
 	}
-	body = append(body, '\n')
+	writeJSONBytes(w, status, append(body, '\n'))
+}
+
+// writeJSONBytes writes a complete JSON body with the status, its length
+// given, so that the answer is not chunked and a client can read it into
+// one buffer.
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
-	// The length, so that the answer is not chunked and a client can read
-	// it into one buffer.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

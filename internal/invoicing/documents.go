@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -221,6 +222,36 @@ func (s *Service) ListDocuments(ctx context.Context, tenantID string, f einvoice
 		return page, fmt.Errorf("list documents: %w", err)
 	}
 	return page, nil
+}
+
+// ListDocumentsJSON is ListDocuments with each document as its JSON
+// rendering (the same bytes json.Marshal makes of the document), as the
+// store keeps it: the API's list answers with them as they are.
+func (s *Service) ListDocumentsJSON(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (einvoice.Page[json.RawMessage], error) {
+	page, err := s.store.ListDocumentsJSON(ctx, tenantID, f)
+	if err != nil {
+		return page, fmt.Errorf("list documents: %w", err)
+	}
+	return page, nil
+}
+
+// GetDocumentJSON is GetDocument with the document as its JSON rendering.
+func (s *Service) GetDocumentJSON(ctx context.Context, tenantID, id string) (json.RawMessage, []einvoice.Event, error) {
+	if !einvoice.ValidID(id) {
+		return nil, nil, documentNotFound(id)
+	}
+	d, err := s.store.GetDocumentJSON(ctx, tenantID, id)
+	if errors.Is(err, einvoice.ErrNotFound) {
+		return nil, nil, documentNotFound(id)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("get document: %w", err)
+	}
+	h, err := s.store.DocumentHistory(ctx, tenantID, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document history: %w", err)
+	}
+	return d, h, nil
 }
 
 // ValidationResult is the outcome of validating a document.

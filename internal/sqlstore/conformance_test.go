@@ -70,6 +70,7 @@ func TestConformance(t *testing.T) {
 		"DocumentListing":  testDocumentListing,
 		"DocumentPeriod":   testDocumentPeriod,
 		"Unreadable":       testUnreadableDocuments,
+		"StoredRendering":  testStoredRendering,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,
 		"EventsWebhooks":   testEventsAndDeliveries,

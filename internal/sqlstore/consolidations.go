@@ -217,7 +217,7 @@ func (s *Store) CreateConsolidatedDocument(ctx context.Context, w einvoice.Conso
 	t := einvoice.ReceiptTransition{From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, To: einvoice.ReceiptConsolidated,
 		ConsolidationID: consolidationID, ConsolidatedDocumentID: w.Doc.ID, At: w.At}
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`, issue_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, insertDocument, args...); err != nil {
 			return docWriteError(err)
 		}
 		if err := bumpCount(ctx, tx, w.Doc.TenantID, w.Doc.Kind, w.Doc.Status, 1); err != nil {

@@ -17,7 +17,13 @@ import (
 // documentColumns are the columns a document is read from. Writes add
 // issue_date (documentArgs' last), which is never read back: it is computed
 // from the body (Document.IssueDate) and serves the list's from and to.
-const documentColumns = `id, tenant_id, kind, type_code, status, buyer_id, seller_id, serial, serial_lower, body, created_at, updated_at`
+// body_current is 1 when the body is the document's rendering as the API
+// writes it, columns included (every write since migration 00018 keeps it
+// so): the JSON reads (rendering.go) then answer with the stored bytes.
+const documentColumns = `id, tenant_id, kind, type_code, status, buyer_id, seller_id, serial, serial_lower, body, created_at, updated_at, body_current`
+
+// insertDocument is the INSERT of a document from documentArgs.
+const insertDocument = `INSERT INTO documents (` + documentColumns + `, issue_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`
 
 func nullID(id string) sql.NullString { return sql.NullString{String: id, Valid: id != ""} }
 
@@ -25,7 +31,7 @@ func nullID(id string) sql.NullString { return sql.NullString{String: id, Valid:
 // the issue date in documentArgs.
 const (
 	docBodyArg      = 9
-	docIssueDateArg = 12
+	docIssueDateArg = 13
 )
 
 // dateText is the stored form of a UTC calendar date (issue_date): its
@@ -33,13 +39,15 @@ const (
 func dateText(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
 // documentArgs are the values of documentColumns for d, then its issue date.
+// The body is d's rendering with its times as the columns keep them (UTC,
+// to the microsecond), so that it is what a read of the row renders.
 func documentArgs(d *einvoice.Document) ([]any, error) {
-	body, err := json.Marshal(d)
+	body, err := renderDocument(d)
 	if err != nil {
-		return nil, fmt.Errorf("encode document: %w", err)
+		return nil, err
 	}
 	return []any{d.ID, d.TenantID, string(d.Kind), d.TypeCode, string(d.Status), nullID(d.BuyerID), nullID(d.OnBehalfSellerID),
-		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt),
+		d.InvoiceSerialNumber, strings.ToLower(d.InvoiceSerialNumber), string(body), micros(d.CreatedAt), micros(d.UpdatedAt), 1,
 		dateText(d.IssueDate())}, nil
 }
 
@@ -48,12 +56,15 @@ type docRow struct {
 	id, tenant, kind, typeCode, status, serial, body string
 	buyer, seller                                    sql.NullString
 	created, updated                                 int64
+	current                                          bool
 }
 
 func scanDocRow(row interface{ Scan(...any) error }) (*docRow, error) {
 	var r docRow
 	var serialLower string
-	err := row.Scan(&r.id, &r.tenant, &r.kind, &r.typeCode, &r.status, &r.buyer, &r.seller, &r.serial, &serialLower, &r.body, &r.created, &r.updated)
+	var current int64
+	err := row.Scan(&r.id, &r.tenant, &r.kind, &r.typeCode, &r.status, &r.buyer, &r.seller, &r.serial, &serialLower, &r.body, &r.created, &r.updated, &current)
+	r.current = current == 1
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}
@@ -158,13 +169,17 @@ func (s *Store) CreateDocument(ctx context.Context, d *einvoice.Document, e einv
 		return err
 	}
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`, issue_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, insertDocument, args...); err != nil {
 			return docWriteError(err)
 		}
 		if err := bumpCount(ctx, tx, d.TenantID, d.Kind, d.Status, 1); err != nil {
 			return err
 		}
-		return insertEvent(ctx, tx, d.ID, e)
+		if err := insertEvent(ctx, tx, d.ID, e); err != nil {
+			return err
+		}
+		d.Rendering = []byte(args[docBodyArg].(string))
+		return nil
 	})
 }
 
@@ -193,7 +208,7 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 			return einvoice.ErrWrongState
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET kind=$3, type_code=$4, status=$5, buyer_id=$6, seller_id=$7,
-			serial=$8, serial_lower=$9, body=$10, updated_at=$11, issue_date=$12 WHERE id=$1 AND tenant_id=$2`,
+			serial=$8, serial_lower=$9, body=$10, updated_at=$11, issue_date=$12, body_current=1 WHERE id=$1 AND tenant_id=$2`,
 			append(args[:10:10], args[11], args[docIssueDateArg])...); err != nil {
 			return docWriteError(err)
 		}
@@ -208,8 +223,11 @@ func (s *Store) UpdateDocument(ctx context.Context, d *einvoice.Document, from [
 			return err
 		}
 		if e != nil {
-			return insertEvent(ctx, tx, d.ID, *e)
+			if err := insertEvent(ctx, tx, d.ID, *e); err != nil {
+				return err
+			}
 		}
+		d.Rendering = []byte(args[docBodyArg].(string))
 		return nil
 	})
 }
@@ -235,27 +253,46 @@ func (s *Store) DeleteDocument(ctx context.Context, tenantID, id string, from []
 }
 
 // TransitionDocument moves the document from one status to another if it is
-// unchanged since version.
+// unchanged since version. The body is rendered again with the new status
+// and time, so that it stays the document's rendering (body_current).
 func (s *Store) TransitionDocument(ctx context.Context, tenantID, id string, from einvoice.Status, version time.Time, e einvoice.Event) error {
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return einvoice.ErrNotFound
 	}
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		kind, _, err := s.lockDocument(ctx, tx, tenantID, id)
+		q := `SELECT ` + documentColumns + ` FROM documents WHERE id = $1 AND tenant_id = $2`
+		if s.engine == Postgres {
+			q += ` FOR UPDATE`
+		}
+		r, err := scanDocRow(tx.QueryRowContext(ctx, q, id, tenantID))
 		if err != nil {
 			return err
 		}
-		// The body stays, and with it the issue date.
-		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = $1, updated_at = $2
-			WHERE id = $3 AND tenant_id = $4 AND status = $5 AND updated_at = $6`,
-			string(e.Status), micros(e.At), id, tenantID, string(from), micros(version))
+		if einvoice.Status(r.status) != from || r.updated != micros(version) {
+			return einvoice.ErrWrongState
+		}
+		// The issue date stays: it follows the body's dates, which a status
+		// does not move. A body that does not decode stays as it is, not
+		// current (its reads report it unreadable, as before).
+		body, current := r.body, 0
+		if d, err := r.decode(); err == nil {
+			d.Status, d.UpdatedAt = e.Status, e.At
+			b, err := renderDocument(d)
+			if err != nil {
+				return err
+			}
+			body, current = string(b), 1
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = $1, updated_at = $2, body = $3, body_current = $4
+			WHERE id = $5 AND tenant_id = $6 AND status = $7 AND updated_at = $8`,
+			string(e.Status), micros(e.At), body, current, id, tenantID, string(from), micros(version))
 		if err != nil {
 			return fmt.Errorf("transition document: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return einvoice.ErrWrongState
 		}
-		if err := moveCount(ctx, tx, tenantID, kind, from, e.Status); err != nil {
+		if err := moveCount(ctx, tx, tenantID, einvoice.DocumentKind(r.kind), from, e.Status); err != nil {
 			return err
 		}
 		return insertEvent(ctx, tx, id, e)
@@ -290,7 +327,13 @@ const searchUpper = "\U0010FFFF"
 
 // ListDocuments returns one page of the tenant's documents, newest first.
 func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (einvoice.Page[*einvoice.Document], error) {
-	page := einvoice.Page[*einvoice.Document]{PageRequest: f.PageRequest, Items: []*einvoice.Document{}}
+	return listDocuments(ctx, s, tenantID, f, (*docRow).decode)
+}
+
+// listDocuments reads the page of documents f selects, each row made a T by
+// conv; a row conv cannot read is left out and named in Unreadable.
+func listDocuments[T any](ctx context.Context, s *Store, tenantID string, f einvoice.DocumentFilter, conv func(*docRow) (T, error)) (einvoice.Page[T], error) {
+	page := einvoice.Page[T]{PageRequest: f.PageRequest, Items: []T{}}
 	if !einvoice.ValidID(tenantID) {
 		return page, nil
 	}
@@ -336,12 +379,12 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 		if err != nil {
 			return page, err
 		}
-		d, err := r.decode()
+		item, err := conv(r)
 		if err != nil { // one bad row does not take the list down
 			page.Unreadable = append(page.Unreadable, einvoice.Unreadable{ID: r.id, Err: err})
 			continue
 		}
-		page.Items = append(page.Items, d)
+		page.Items = append(page.Items, item)
 	}
 	return page, rows.Err()
 }

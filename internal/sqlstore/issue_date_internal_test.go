@@ -133,8 +133,8 @@ func testIssueDateBackfill(t *testing.T, dsn string) {
 		} else if got := dateText(r.doc.IssueDate()); got != r.want {
 			t.Fatalf("%s: IssueDate = %s, want %s", r.name, got, r.want)
 		}
-		if _, err := s.w.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-			args[:docIssueDateArg]...); err != nil {
+		if _, err := s.w.ExecContext(ctx, `INSERT INTO documents (id, tenant_id, kind, type_code, status, buyer_id, seller_id, serial, serial_lower, body, created_at, updated_at)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, args[:12]...); err != nil {
 			t.Fatalf("%s: insert at version 7: %v", r.name, err)
 		}
 	}

@@ -45,7 +45,7 @@ func (s *Store) ConvertReceipt(ctx context.Context, c einvoice.ReceiptConversion
 				return fmt.Errorf("convert receipt: insert buyer: %w", classify(err))
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`, issue_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, docArgs...); err != nil {
+		if _, err := tx.ExecContext(ctx, insertDocument, docArgs...); err != nil {
 			return docWriteError(err)
 		}
 		if err := bumpCount(ctx, tx, c.Invoice.TenantID, c.Invoice.Kind, c.Invoice.Status, 1); err != nil {

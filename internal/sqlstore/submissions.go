@@ -89,7 +89,7 @@ func (s *Store) writeDocumentIn(ctx context.Context, tx *sql.Tx, d *einvoice.Doc
 	}
 	// The issue date follows the body: recording a submission sets the
 	// issue time written into the UBL (Authority.IssuedAt).
-	q := `UPDATE documents SET status=$3, body=$4, updated_at=$5, issue_date=$6 WHERE id=$1 AND tenant_id=$2`
+	q := `UPDATE documents SET status=$3, body=$4, updated_at=$5, issue_date=$6, body_current=1 WHERE id=$1 AND tenant_id=$2`
 	a := []any{d.ID, d.TenantID, string(d.Status), args[docBodyArg], micros(d.UpdatedAt), args[docIssueDateArg]}
 	if !version.IsZero() {
 		q += ` AND updated_at=$7`
