@@ -24,10 +24,10 @@ type fixture struct {
 	clock *testclock.Clock
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, serveArgs ...string) *fixture {
 	t.Helper()
 	clock := &testclock.Clock{}
-	svc := servetest.StartAt(t, testdb.SQLite(t), clock.Now)
+	svc := servetest.StartAt(t, testdb.SQLite(t), clock.Now, serveArgs...)
 	if svc.DemoKey == "" {
 		t.Fatal("serve printed no demo key")
 	}
@@ -90,6 +90,22 @@ func (f *fixture) invoice(t *testing.T, key, buyerID, serial string) string {
 		t.Fatalf("create invoice: %v", err)
 	}
 	return d.ID
+}
+
+// waitStatus polls the API until the document has the status.
+func (f *fixture) waitStatus(t *testing.T, id string, want client.Status) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := f.api(f.key).Documents.Status(t.Context(), id)
+		if err == nil && st.Status == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("document %s: %+v, %v after 20s; want %s", id, st, err, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // browser is a plain HTTP client with its cookies: a browser without
