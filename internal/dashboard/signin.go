@@ -47,6 +47,12 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		d.serverError(w, r, err)
 		return
 	}
+	// A session this browser held before ends: one browser, one session.
+	if old, err := r.Cookie(sessionCookie); err == nil {
+		if err := d.svc.SignOut(r.Context(), old.Value); err != nil {
+			d.logger.WarnContext(r.Context(), "dashboard sign in: end the previous session", "error", err)
+		}
+	}
 	setSessionCookie(w, r, token)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
