@@ -52,3 +52,48 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 		t.Errorf("after sign-out /app/documents lands on %s", url)
 	}
 }
+
+// TestBrowserValidDocument: validate and submit by clicks, then the Valid
+// document shows its QR code, and cancel without a reason is refused
+// beside the field, what was typed kept.
+func TestBrowserValidDocument(t *testing.T) {
+	f := newFixture(t, "--sandbox-delay", "0")
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	c := newChrome(t, f.svc.URL)
+	c.signIn(f.key)
+	c.visit("/app/documents/"+id, "draft")
+	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.screenshot("submitted")
+	f.waitStatus(t, id, "Valid")
+	c.visit("/app/documents/"+id, "valid")
+	var loaded bool
+	c.run(chromedp.Evaluate(`document.querySelector('#h-qr + img').naturalWidth > 0`, &loaded))
+	if !loaded {
+		t.Error("the QR code image did not load")
+	}
+	c.run(chromedp.SetValue("#f-reason", "  ", chromedp.ByQuery), chromedp.Click(`form.cancel button`, chromedp.ByQuery),
+		chromedp.WaitVisible("#e-reason", chromedp.ByQuery))
+	c.screenshot("cancel-refused")
+	if got := c.text("#e-reason"); got == "" {
+		t.Error("no error beside the reason")
+	}
+}
+
+// TestBrowserReadOnly: a read-only key's pages show no write control.
+func TestBrowserReadOnly(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	c := newChrome(t, f.svc.URL)
+	c.signIn(ro)
+	c.visit("/app/documents/"+id, "read-only-document")
+	var n int
+	c.run(chromedp.Evaluate(`document.querySelectorAll('form[method=post]:not([action="/app/signout"])').length`, &n))
+	if n != 0 {
+		t.Errorf("a read-only key sees %d write forms", n)
+	}
+	if got := c.text(".who"); !strings.Contains(got, "Aisyah") || !strings.Contains(got, "read-only") {
+		t.Errorf("the page names %q", got)
+	}
+}
