@@ -106,6 +106,12 @@ func TestOtherTenant(t *testing.T) {
 	if p := b.get("/app/documents/" + id + "/pdf"); p.status != http.StatusNotFound {
 		t.Errorf("another tenant's PDF = %d, want 404", p.status)
 	}
+	if p := b.post("/app/documents/"+id+"/validate", url.Values{"csrf": {b.csrf("/app/documents")}}); p.status != http.StatusNotFound {
+		t.Errorf("validate another tenant's document = %d, want 404", p.status)
+	}
+	if p := b.get("/app/documents/not-an-id"); p.status != http.StatusNotFound {
+		t.Errorf("a malformed id = %d, want 404", p.status)
+	}
 	if p := b.get("/app/documents"); strings.Contains(p.body, "INV-001") {
 		t.Errorf("another tenant's list shows INV-001:\n%s", p.body)
 	}
