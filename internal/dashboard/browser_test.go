@@ -22,6 +22,9 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 	if got := c.text("table tbody"); !strings.Contains(got, "INV-001") || !strings.Contains(got, "INV-002") {
 		t.Fatalf("the list shows %q", got)
 	}
+	c.run(chromedp.Click(`nav.tabs a[href="/app/documents?status=draft"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`nav.tabs a[aria-current][href="/app/documents?status=draft"]`, chromedp.ByQuery))
+	c.screenshot("documents-draft")
 	c.run(chromedp.Click(`a[href="/app/documents/`+id+`"]`, chromedp.ByQuery), chromedp.WaitVisible("#h-lines", chromedp.ByQuery))
 	c.screenshot("document")
 	if got := c.text("#h-customer + dl dd"); got != "<script>alert(1)</script>" {

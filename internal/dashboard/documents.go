@@ -14,7 +14,8 @@ import (
 // documentsData is the documents list's own data.
 type documentsData struct {
 	Tabs  []statusTab
-	Query url.Values // the filter, without the page (for the CSV link)
+	// CSV is the export's URL: the filter, without the page.
+	CSV   string
 	Items []*einvoice.Document
 	Total int
 	Pager pager
@@ -26,7 +27,7 @@ type statusTab struct {
 	Label   string
 	Count   int
 	Current bool
-	Query   string
+	Href    string
 }
 
 // documentFilter reads the list's filter from the query: status, search,
@@ -89,7 +90,7 @@ func (d *Dashboard) documents(w http.ResponseWriter, r *http.Request, u *user) {
 		}
 	}
 	all := 0
-	tabs := []statusTab{{Label: "All", Current: filter.Status == "", Query: keep.Encode()}}
+	tabs := []statusTab{{Label: "All", Current: filter.Status == "", Href: "/app/documents?" + keep.Encode()}}
 	for _, st := range einvoice.Statuses {
 		v := url.Values{}
 		for k, vs := range keep {
@@ -97,7 +98,7 @@ func (d *Dashboard) documents(w http.ResponseWriter, r *http.Request, u *user) {
 		}
 		v.Set("status", string(st))
 		all += counts[st]
-		tabs = append(tabs, statusTab{Status: st, Label: statusLabel(st), Count: counts[st], Current: filter.Status == st, Query: v.Encode()})
+		tabs = append(tabs, statusTab{Status: st, Label: statusLabel(st), Count: counts[st], Current: filter.Status == st, Href: "/app/documents?" + v.Encode()})
 	}
 	tabs[0].Count = all
 	current := url.Values{}
@@ -108,7 +109,7 @@ func (d *Dashboard) documents(w http.ResponseWriter, r *http.Request, u *user) {
 		current.Set("status", string(filter.Status))
 	}
 	d.render(w, r, http.StatusOK, "documents", view{Title: "Documents", Nav: "documents", User: u, Form: f,
-		Data: documentsData{Tabs: tabs, Query: current, Items: page.Items, Total: page.Total,
+		Data: documentsData{Tabs: tabs, CSV: "/app/documents.csv?" + current.Encode(), Items: page.Items, Total: page.Total,
 			Pager: pagerOf(current, filter.PageRequest, page.Total)}})
 }
 

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"html/template"
-	"net/url"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -17,7 +16,6 @@ var funcs = template.FuncMap{
 	"datetime": formatTime,
 	"hint":     einvoice.AuthorityHint,
 	"field":    fieldOf,
-	"query":    func(v url.Values) string { return v.Encode() },
 }
 
 // formatAmount writes an amount ("" when absent).

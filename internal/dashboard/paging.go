@@ -8,7 +8,8 @@ import (
 )
 
 // pager is the previous/next links of a list ({{template "pager" ...}}):
-// the query strings of the neighbouring pages, "" at either end.
+// the relative URLs ("?page=2&...") of the neighbouring pages, "" at
+// either end.
 type pager struct {
 	Page, Pages int
 	Prev, Next  string
@@ -37,7 +38,7 @@ func pagerOf(q url.Values, req einvoice.PageRequest, total int) pager {
 			v[k] = vs
 		}
 		v.Set("page", strconv.Itoa(n))
-		return v.Encode()
+		return "?" + v.Encode()
 	}
 	if req.Page > 1 {
 		p.Prev = at(min(req.Page-1, pages))
