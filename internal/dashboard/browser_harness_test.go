@@ -80,7 +80,7 @@ func newChrome(t *testing.T, base string) *chrome {
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

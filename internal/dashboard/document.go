@@ -88,9 +88,19 @@ func (d *Dashboard) keyNames(r *http.Request, u *user) (map[string]string, error
 
 // documentTitle is the page's title: kind and serial number.
 func documentTitle(doc *einvoice.Document) string {
-	kind := strings.ReplaceAll(string(doc.Kind), "_", " ")
-	return strings.ToUpper(kind[:1]) + kind[1:] + " " + doc.InvoiceSerialNumber
+	return kindLabel(doc.Kind) + " " + doc.InvoiceSerialNumber
 }
+
+// kindLabel is a document kind as the pages name it ("Credit note").
+func kindLabel(k einvoice.DocumentKind) string {
+	kind := strings.ReplaceAll(string(k), "_", " ")
+	if kind == "" {
+		return ""
+	}
+	return strings.ToUpper(kind[:1]) + kind[1:]
+}
+
+func init() { funcs["kindLabel"] = kindLabel }
 
 // documentPDF answers the document's PDF, inline, framable by our own
 // pages only.
