@@ -13,7 +13,7 @@ import (
 
 // documentsData is the documents list's own data.
 type documentsData struct {
-	Tabs  []statusTab
+	Tabs []statusTab
 	// CSV is the export's URL: the filter, without the page.
 	CSV   string
 	Items []*einvoice.Document
