@@ -23,7 +23,8 @@ type Options struct {
 	// Secret keys the CSRF tokens; replicas must share it. Random when
 	// empty (one process only).
 	Secret []byte
-	// Now is the clock (time.Now when nil).
+	// Now is the clock of what the pages decide by the time (whether the
+	// cancel window is open); time.Now when nil.
 	Now func() time.Time
 	// Logger receives the errors no page can show (slog.Default when nil).
 	Logger *slog.Logger

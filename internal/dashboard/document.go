@@ -64,7 +64,10 @@ func (d *Dashboard) renderDocument(w http.ResponseWriter, r *http.Request, u *us
 	case einvoice.StatusReady:
 		data.CanValidate, data.CanSubmit = true, true
 	case einvoice.StatusValid:
-		data.CanCancel, data.HasQR = true, true
+		data.HasQR = true
+		// The issuer may cancel within 72 hours of validation.
+		at := v.Doc.Authority
+		data.CanCancel = at == nil || at.ValidatedAt == nil || d.now().Before(at.ValidatedAt.Add(einvoice.CancelWindow))
 	}
 	d.render(w, r, status, "document", view{Title: documentTitle(v.Doc), Nav: "documents", User: u, Data: data})
 }

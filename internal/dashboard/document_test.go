@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/einvoice/einvoice/client"
 )
@@ -50,5 +51,26 @@ func TestDocumentLifecycle(t *testing.T) {
 	f.waitStatus(t, id, client.StatusCancelled)
 	if p := b.get(doc); !strings.Contains(p.body, "Wrong buyer &lt;b&gt;") {
 		t.Errorf("the cancelled document's page does not show the reason:\n%s", p.body)
+	}
+
+	// 72 hours after validation the window is closed: no form, and a
+	// cancel posted anyway is refused.
+	other := f.invoice(t, f.key, f.buyer(t, f.key, "Late Buyer"), "INV-002")
+	api := f.api(f.key)
+	if _, err := api.Documents.Validate(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Documents.Submit(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	f.waitStatus(t, other, client.StatusValid)
+	f.clock.Advance(73 * time.Hour)
+	b.signIn(f.key)
+	late := "/app/documents/" + other
+	if p := b.get(late); p.status != http.StatusOK || strings.Contains(p.body, late+"/cancel") {
+		t.Errorf("after the 72-hour window = %d, the cancel form shown: %v", p.status, strings.Contains(p.body, late+"/cancel"))
+	}
+	if p := b.post(late+"/cancel", url.Values{"csrf": {b.csrf(late)}, "reason": {"Too late"}}); p.status != http.StatusUnprocessableEntity {
+		t.Errorf("cancel after the window = %d, want 422", p.status)
 	}
 }
