@@ -100,3 +100,29 @@ func TestBrowserReadOnly(t *testing.T) {
 		t.Errorf("the page names %q", got)
 	}
 }
+
+// TestBrowserErrorsAndKeyboard: a wrong key is refused beside the field;
+// the sign-in form works by keyboard alone (Tab to the key, Enter); an
+// unknown page is our 404 page.
+func TestBrowserErrorsAndKeyboard(t *testing.T) {
+	f := newFixture(t)
+	c := newChrome(t, f.svc.URL)
+	c.visit("/app/signin", "signin")
+	c.run(chromedp.SendKeys("#f-key", "eik_not-a-key\r", chromedp.ByQuery), chromedp.WaitVisible("#e-key", chromedp.ByQuery))
+	c.screenshot("signin-wrong-key")
+	if got := c.text("#e-key"); !strings.Contains(got, "unknown or revoked") {
+		t.Errorf("the key's error says %q", got)
+	}
+	// By keyboard: the skip link first, then the key field.
+	c.visit("/app/signin", "signin-again")
+	var focused string
+	c.run(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"), chromedp.Evaluate(`document.activeElement.id`, &focused))
+	if focused != "f-key" {
+		t.Fatalf("two Tabs focus %q, want the key field", focused)
+	}
+	c.run(chromedp.KeyEvent(f.key), chromedp.KeyEvent("\r"), chromedp.WaitVisible("nav.tabs", chromedp.ByQuery))
+	c.visit("/app/no-such-page", "not-found")
+	if got := c.text("h1"); got != "Not found" {
+		t.Errorf("an unknown page's title is %q", got)
+	}
+}
