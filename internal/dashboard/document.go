@@ -132,8 +132,7 @@ func (d *Dashboard) documentQR(w http.ResponseWriter, r *http.Request, u *user) 
 
 // backToDocument redirects to the document's page with a flash message.
 func backToDocument(w http.ResponseWriter, r *http.Request, kind, msg string) {
-	setFlash(w, r, kind, msg)
-	http.Redirect(w, r, "/app/documents/"+r.PathValue("id"), http.StatusSeeOther)
+	redirectFlash(w, r, "/app/documents/"+r.PathValue("id"), kind, msg)
 }
 
 // validateDocument runs the authority's rules on the document.

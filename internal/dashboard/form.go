@@ -53,6 +53,14 @@ type flash struct {
 
 const flashCookie = "einvoice_flash"
 
+// redirectFlash answers a POST that worked (or was refused as a whole):
+// a 303 to path, whose page shows the message once. kind is "ok" or
+// "error".
+func redirectFlash(w http.ResponseWriter, r *http.Request, path, kind, msg string) {
+	setFlash(w, r, kind, msg)
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
 // setFlash keeps a message for the next page rendered.
 func setFlash(w http.ResponseWriter, r *http.Request, kind, msg string) {
 	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "\n" + msg))

@@ -64,8 +64,7 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, u *user) {
 		return
 	}
 	clearSessionCookie(w, r)
-	setFlash(w, r, "ok", "You are signed out.")
-	http.Redirect(w, r, "/app/signin", http.StatusSeeOther)
+	redirectFlash(w, r, "/app/signin", "ok", "You are signed out.")
 }
 
 // safeNext is where to go after signing in: a path of ours under /app,
