@@ -75,8 +75,14 @@ func newChrome(t *testing.T, base string) *chrome {
 		}
 		t.Skip("no Chromium found: browser test skipped (set EINVOICE_CHROMIUM, or install chromium)")
 	}
+	// A profile of its own, removed once Chromium is gone (not t.TempDir:
+	// Chromium may still be writing into it as the test ends).
+	profile, err := os.MkdirTemp("", "einvoice-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(path), chromedp.UserDataDir(profile),
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
@@ -86,7 +92,18 @@ func newChrome(t *testing.T, base string) *chrome {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("chromium profile %s left behind", profile)
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start chromium %s: %v", path, err)
 	}
