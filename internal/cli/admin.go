@@ -17,7 +17,7 @@ import (
 var adminSynopses = map[string]string{
 	"tenant create": "einvoice tenant create --name NAME --tin TIN [flags]",
 	"tenant list":   "einvoice tenant list [--db DB]",
-	"key create":    "einvoice key create --tenant TENANT_ID [--read-only] [--db DB]",
+	"key create":    "einvoice key create --tenant TENANT_ID [--name NAME] [--read-only] [--db DB]",
 	"key list":      "einvoice key list --tenant TENANT_ID [--db DB]",
 	"key revoke":    "einvoice key revoke [--db DB] KEY_ID    (KEY_ID as einvoice key list shows it)",
 }
@@ -132,6 +132,7 @@ func tenantFlag(fs *flagSet) *string {
 func (m *Main) keyCreate(ctx context.Context, cfg *Config, fs *flagSet, args []string) error {
 	tenantID := tenantFlag(fs)
 	readOnly := fs.Bool("read-only", false, "create a read-only key")
+	name := fs.String("name", "", "whose key it is (a person's name, shown by the dashboard)")
 	svc, closeStore, err := m.tenantService(ctx, cfg, fs, args, tenantID)
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (m *Main) keyCreate(ctx context.Context, cfg *Config, fs *flagSet, args []s
 	if *readOnly {
 		perm = einvoice.PermRead
 	}
-	_, key, err := svc.CreateAPIKey(ctx, *tenantID, perm)
+	_, key, err := svc.CreateNamedAPIKey(ctx, *tenantID, *name, perm)
 	if err != nil {
 		return err
 	}
@@ -174,13 +175,13 @@ func (m *Main) keyList(ctx context.Context, cfg *Config, fs *flagSet, args []str
 		return err
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPREFIX\tPERMISSION\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tPREFIX\tPERMISSION\tCREATED\tREVOKED\tNAME")
 	for _, k := range keys {
 		revoked := "-"
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s...\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Permission, k.CreatedAt.Format(time.RFC3339), revoked)
+		fmt.Fprintf(tw, "%s\t%s...\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Permission, k.CreatedAt.Format(time.RFC3339), revoked, k.Name)
 	}
 	return tw.Flush()
 }

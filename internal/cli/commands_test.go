@@ -59,7 +59,8 @@ func TestCommandLines(t *testing.T) {
 		{args: "key create --db {DB} --tenant {TENANT} extra", code: 2, stderr: `key create: unexpected argument "extra"`},
 		{args: "key create --db {DB}", code: 2, stderr: "key create: --tenant is required"},
 
-		{args: "key list --db {DB} --tenant {TENANT}", stdout: `(?m)^ID\s+PREFIX`},
+		{args: "key create --db {DB} --tenant {TENANT} --name Aisyah", stdout: `^eik_\S+\n$`},
+		{args: "key list --db {DB} --tenant {TENANT}", stdout: `(?m)^ID\s+PREFIX.*NAME$[\s\S]*Aisyah$`},
 		{args: "key list extra --tenant {TENANT} --db {DB}", code: 2, stderr: `key list: unexpected argument "extra"`},
 
 		{args: "key revoke {KEY} --db {DB}", stderr: "revoked"},

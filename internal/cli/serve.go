@@ -78,7 +78,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		return err
 	}
 	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg,
-		PageSecret: pageSecret})
+		PageSecret: pageSecret, Dashboard: newDashboard(svc, pageSecret, m.now(), logger)})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})
 	go func() {

@@ -19,6 +19,7 @@ type Store interface {
 	ReceivedStore
 	ReceiptStore
 	ConsolidationStore
+	SessionStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -77,8 +77,11 @@ func (p Permission) CanWrite() bool { return p == PermReadWrite }
 // APIKey is a tenant's credential. Only the SHA-256 hash of the key is
 // stored; Prefix (its first characters) lets a person recognise it.
 type APIKey struct {
-	ID         string
-	TenantID   string
+	ID       string
+	TenantID string
+	// Name is whose key it is (a person's name), shown by the dashboard
+	// and in the key listing; "" when none was given.
+	Name       string
 	Prefix     string
 	Hash       []byte
 	Permission Permission

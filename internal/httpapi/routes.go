@@ -103,6 +103,10 @@ func (s *Server) routes() {
 	if s.sandbox != nil {
 		s.mux.Handle("/sandbox/", http.StripPrefix("/sandbox", s.sandbox))
 	}
+	if s.dashboard != nil {
+		s.mux.Handle("/app", s.dashboard)
+		s.mux.Handle("/app/", s.dashboard)
+	}
 
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.

@@ -22,8 +22,11 @@ type Options struct {
 	// Sandbox, when set, is the built-in tax-authority sandbox, mounted
 	// under /sandbox (its own OAuth; no API key).
 	Sandbox http.Handler
-	Limiter einvoice.RateLimiter
-	Logger  *slog.Logger
+	// Dashboard, when set, is the web dashboard, mounted at /app and under
+	// /app/ (its own sessions; no API key).
+	Dashboard http.Handler
+	Limiter   einvoice.RateLimiter
+	Logger    *slog.Logger
 	// Registry receives the HTTP metrics and is served at /metrics.
 	Registry *prometheus.Registry
 	// Now is the clock (time.Now when nil).
@@ -36,21 +39,22 @@ type Options struct {
 
 // Server is the http.Handler of the service.
 type Server struct {
-	svc      *invoicing.Service
-	sandbox  http.Handler
-	limiter  einvoice.RateLimiter
-	logger   *slog.Logger
-	registry *prometheus.Registry
-	metrics  *metrics
-	now      func() time.Time
-	mux      *http.ServeMux
+	svc       *invoicing.Service
+	sandbox   http.Handler
+	dashboard http.Handler
+	limiter   einvoice.RateLimiter
+	logger    *slog.Logger
+	registry  *prometheus.Registry
+	metrics   *metrics
+	now       func() time.Time
+	mux       *http.ServeMux
 	// pageSecret keys the request page's CSRF tokens.
 	pageSecret []byte
 }
 
 // New returns the handler of every route.
 func New(o Options) *Server {
-	s := &Server{svc: o.Service, sandbox: o.Sandbox, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux(), pageSecret: o.PageSecret}
+	s := &Server{svc: o.Service, sandbox: o.Sandbox, dashboard: o.Dashboard, limiter: o.Limiter, logger: o.Logger, registry: o.Registry, now: o.Now, mux: http.NewServeMux(), pageSecret: o.PageSecret}
 	if len(s.pageSecret) == 0 {
 		s.pageSecret = newPageSecret()
 	}

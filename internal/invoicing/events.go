@@ -84,11 +84,15 @@ func (s *Service) PurgeOnce(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// purgeLoop purges old events hourly until ctx ends.
+// purgeLoop purges old events and the dashboard's ended sessions hourly
+// until ctx ends.
 func (s *Service) purgeLoop(ctx context.Context) {
 	for {
 		if _, err := s.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "purge events", "error", err)
+		}
+		if _, err := s.PurgeSessions(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "purge sessions", "error", err)
 		}
 		select {
 		case <-ctx.Done():

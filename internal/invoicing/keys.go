@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -77,10 +79,26 @@ func (s *Service) NewAPIKey(tenantID string, perm einvoice.Permission) (*einvoic
 
 // CreateAPIKey stores a new key for the tenant and returns the key itself.
 func (s *Service) CreateAPIKey(ctx context.Context, tenantID string, perm einvoice.Permission) (*einvoice.APIKey, string, error) {
+	return s.CreateNamedAPIKey(ctx, tenantID, "", perm)
+}
+
+// maxKeyName bounds a key's name (in characters).
+const maxKeyName = 100
+
+// CreateNamedAPIKey stores a new key for the tenant with the name of whose
+// it is (shown by the dashboard, recorded in the history) and returns the
+// key itself. The name is trimmed; at most 100 characters, no control
+// characters.
+func (s *Service) CreateNamedAPIKey(ctx context.Context, tenantID, name string, perm einvoice.Permission) (*einvoice.APIKey, string, error) {
 	if perm != einvoice.PermRead && perm != einvoice.PermReadWrite {
 		return nil, "", einvoice.Errorf(einvoice.CodeValidationFailed, "permission must be read or read-write")
 	}
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > maxKeyName || !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+		return nil, "", einvoice.Errorf(einvoice.CodeValidationFailed, "the key's name must be at most %d characters, without control characters", maxKeyName)
+	}
 	k, key := s.NewAPIKey(tenantID, perm)
+	k.Name = name
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		if errors.Is(err, einvoice.ErrNotFound) {
 			return nil, "", einvoice.Errorf(einvoice.CodeNotFound, "no tenant with id %q", tenantID)

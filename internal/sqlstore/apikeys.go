@@ -10,11 +10,11 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-const apiKeyColumns = `id, tenant_id, prefix, hash, permission, created_at, revoked_at`
+const apiKeyColumns = `id, tenant_id, prefix, hash, permission, created_at, revoked_at, name`
 
 func insertAPIKey(ctx context.Context, q execer, k *einvoice.APIKey) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-		k.ID, k.TenantID, k.Prefix, k.Hash, string(k.Permission), micros(k.CreatedAt), nullMicros(k.RevokedAt))
+	_, err := q.ExecContext(ctx, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
+		k.ID, k.TenantID, k.Prefix, k.Hash, string(k.Permission), micros(k.CreatedAt), nullMicros(k.RevokedAt), k.Name)
 	err = classify(err)
 	if errors.Is(err, errForeignKey) {
 		return einvoice.ErrNotFound
@@ -30,7 +30,7 @@ func scanAPIKey(row interface{ Scan(...any) error }) (*einvoice.APIKey, error) {
 	var perm string
 	var created int64
 	var revoked sql.NullInt64
-	err := row.Scan(&k.ID, &k.TenantID, &k.Prefix, &k.Hash, &perm, &created, &revoked)
+	err := row.Scan(&k.ID, &k.TenantID, &k.Prefix, &k.Hash, &perm, &created, &revoked, &k.Name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}

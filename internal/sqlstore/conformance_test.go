@@ -79,6 +79,7 @@ func TestConformance(t *testing.T) {
 
 		"ReceiptConversion": testReceiptConversion,
 		"Consolidations":    testConsolidations,
+		"Sessions":          testSessions,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -169,7 +170,7 @@ func testAPIKeys(t *testing.T, dsn string) {
 	ctx := context.Background()
 	s := open(t, dsn)
 	tn := mustCreateTenant(t, s, "Keys")
-	k := &einvoice.APIKey{ID: newID(), TenantID: tn.ID, Prefix: "eik_abcdefgh", Hash: einvoice.HashAPIKey("eik_one"),
+	k := &einvoice.APIKey{ID: newID(), TenantID: tn.ID, Name: "Aisyah <binti> Ahmad", Prefix: "eik_abcdefgh", Hash: einvoice.HashAPIKey("eik_one"),
 		Permission: einvoice.PermRead, CreatedAt: t0}
 	if err := s.CreateAPIKey(ctx, k); err != nil {
 		t.Fatalf("CreateAPIKey: %v", err)

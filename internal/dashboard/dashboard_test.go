@@ -1,0 +1,208 @@
+package dashboard_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSignInListDetailSignOut: the path of a person, without a browser.
+func TestSignInListDetailSignOut(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	b := f.browser(t)
+	if p := b.get("/app/documents"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/app/signin") {
+		t.Fatalf("documents without a session = %d %q, want the sign-in page", p.status, p.header.Get("Location"))
+	}
+	b.signIn(f.key)
+	p := b.get("/app/documents")
+	if p.status != http.StatusOK || !strings.Contains(p.body, "INV-001") || !strings.Contains(p.body, `Draft <span class="count">1</span>`) {
+		t.Fatalf("documents = %d:\n%s", p.status, p.body)
+	}
+	p = b.get("/app/documents/" + id)
+	if p.status != http.StatusOK || !strings.Contains(p.body, "Hebat Group") || !strings.Contains(p.body, "108.00") {
+		t.Fatalf("document = %d:\n%s", p.status, p.body)
+	}
+	if p := b.post("/app/signout", url.Values{"csrf": {b.csrf("/app/documents")}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign out = %d:\n%s", p.status, p.body)
+	}
+	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
+		t.Fatalf("documents after sign-out = %d, want a redirect to sign in", p.status)
+	}
+}
+
+// TestWrongKey: an unknown key is refused beside the field; no cookie.
+func TestWrongKey(t *testing.T) {
+	f := newFixture(t)
+	b := f.browser(t)
+	p := b.post("/app/signin", url.Values{"key": {"eik_wrongwrongwrongwrongwrongwrongwrongwrongwro"}})
+	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, `id="e-key"`) || b.session() != "" {
+		t.Fatalf("wrong key = %d, session %q:\n%s", p.status, b.session(), p.body)
+	}
+}
+
+// TestSecurityHeaders: every answer forbids framing and foreign origins.
+func TestSecurityHeaders(t *testing.T) {
+	f := newFixture(t)
+	b := f.browser(t)
+	for _, path := range []string{"/app/signin", "/app/nowhere", "/app/documents"} {
+		p := b.get(path)
+		csp := p.header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "default-src 'self'") ||
+			p.header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s = %d: CSP %q, X-Frame-Options %q", path, p.status, csp, p.header.Get("X-Frame-Options"))
+		}
+	}
+	if p := b.get("/app/nowhere"); p.status != http.StatusNotFound {
+		t.Errorf("unknown page = %d, want 404", p.status)
+	}
+}
+
+// TestCSRF: a POST without the token, with another session's, or from
+// another origin is refused and changes nothing.
+func TestCSRF(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	alice, mallory := f.browser(t), f.browser(t)
+	alice.signIn(f.key)
+	mallory.signIn(f.key)
+	stolen := mallory.csrf("/app/documents")
+	for name, form := range map[string]url.Values{"missing": {}, "another session's": {"csrf": {stolen}}, "garbage": {"csrf": {"x"}}} {
+		if p := alice.post("/app/documents/"+id+"/validate", form); p.status != http.StatusForbidden {
+			t.Errorf("validate with %s token = %d, want 403", name, p.status)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, f.svc.URL+"/app/documents/"+id+"/validate",
+		strings.NewReader(url.Values{"csrf": {alice.csrf("/app/documents")}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	if p := alice.do(req); p.status != http.StatusForbidden {
+		t.Errorf("validate from another origin = %d, want 403", p.status)
+	}
+	d, err := f.api(f.key).Documents.Get(t.Context(), id)
+	if err != nil || d.Status != "draft" {
+		t.Fatalf("after the refused posts: %v %v, want still draft", d, err)
+	}
+	if p := alice.post("/app/documents/"+id+"/validate", url.Values{"csrf": {alice.csrf("/app/documents")}}); p.status != http.StatusSeeOther {
+		t.Fatalf("validate with the token = %d:\n%s", p.status, p.body)
+	}
+	if d, _ := f.api(f.key).Documents.Get(t.Context(), id); d.Status != "ready" {
+		t.Errorf("after validate: %s, want ready", d.Status)
+	}
+}
+
+// TestOtherTenant: a session of tenant B does not see tenant A's document.
+func TestOtherTenant(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	_, keyB := f.newTenant(t, "Other Sdn. Bhd.")
+	b := f.browser(t)
+	b.signIn(keyB)
+	if p := b.get("/app/documents/" + id); p.status != http.StatusNotFound || strings.Contains(p.body, "Hebat") {
+		t.Errorf("another tenant's document = %d:\n%s", p.status, p.body)
+	}
+	if p := b.get("/app/documents/" + id + "/pdf"); p.status != http.StatusNotFound {
+		t.Errorf("another tenant's PDF = %d, want 404", p.status)
+	}
+	if p := b.post("/app/documents/"+id+"/validate", url.Values{"csrf": {b.csrf("/app/documents")}}); p.status != http.StatusNotFound {
+		t.Errorf("validate another tenant's document = %d, want 404", p.status)
+	}
+	if p := b.get("/app/documents/not-an-id"); p.status != http.StatusNotFound {
+		t.Errorf("a malformed id = %d, want 404", p.status)
+	}
+	if p := b.get("/app/documents"); strings.Contains(p.body, "INV-001") {
+		t.Errorf("another tenant's list shows INV-001:\n%s", p.body)
+	}
+	if p := b.get("/app/documents"); !strings.Contains(p.body, "Other Sdn. Bhd. admin") {
+		t.Errorf("the page does not name the key's person:\n%s", p.body)
+	}
+}
+
+// TestExpiredSession: a session unused for longer than the idle timeout,
+// or older than its lifetime, or of a revoked key, is over.
+func TestExpiredSession(t *testing.T) {
+	f := newFixture(t)
+	b := f.browser(t)
+	b.signIn(f.key)
+	f.clock.Advance(3 * time.Hour)
+	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
+		t.Errorf("after 3 idle hours = %d, want a redirect to sign in", p.status)
+	}
+	b.signIn(f.key)
+	for range 13 {
+		f.clock.Advance(time.Hour)
+		b.get("/app/documents")
+	}
+	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
+		t.Errorf("after 13 busy hours = %d, want a redirect to sign in", p.status)
+	}
+	tenant := f.demoTenant(t)
+	key := f.run(t, "key", "create", "--tenant", tenant, "--name", "Temp")
+	b.signIn(key)
+	out := f.run(t, "key", "list", "--tenant", tenant)
+	var keyID string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(l, "Temp") {
+			keyID = strings.Fields(l)[0]
+		}
+	}
+	f.run(t, "key", "revoke", keyID)
+	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
+		t.Errorf("after its key was revoked = %d, want a redirect to sign in", p.status)
+	}
+}
+
+// TestReadOnlyKey: no write button rendered, and a write POST refused.
+func TestReadOnlyKey(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
+	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	b := f.browser(t)
+	b.signIn(ro)
+	p := b.get("/app/documents/" + id)
+	if p.status != http.StatusOK || strings.Contains(p.body, "/validate") || !strings.Contains(p.body, "Aisyah") {
+		t.Fatalf("read-only document page = %d:\n%s", p.status, p.body)
+	}
+	if p := b.post("/app/documents/"+id+"/validate", url.Values{"csrf": {b.csrf("/app/documents")}}); p.status != http.StatusForbidden {
+		t.Errorf("read-only validate = %d, want 403", p.status)
+	}
+	if d, _ := f.api(f.key).Documents.Get(t.Context(), id); d.Status != "draft" {
+		t.Errorf("after a read-only validate: %s, want draft", d.Status)
+	}
+}
+
+// TestHTMLEscaped: a buyer named <script>alert(1)</script> is text.
+func TestHTMLEscaped(t *testing.T) {
+	f := newFixture(t)
+	id := f.invoice(t, f.key, f.buyer(t, f.key, "<script>alert(1)</script>"), "<b>INV</b>")
+	b := f.browser(t)
+	b.signIn(f.key)
+	for _, path := range []string{"/app/documents/" + id, "/app/documents"} {
+		p := b.get(path)
+		if strings.Contains(p.body, "<script>") || strings.Contains(p.body, "<b>INV") {
+			t.Errorf("%s renders markup from data:\n%s", path, p.body)
+		}
+	}
+	if p := b.get("/app/documents/" + id); !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the buyer's name is not shown as text:\n%s", p.body)
+	}
+}
+
+// TestCSV: the export of the current filter, quoted, formulas guarded.
+func TestCSV(t *testing.T) {
+	f := newFixture(t)
+	buyer := f.buyer(t, f.key, "Hebat Group")
+	f.invoice(t, f.key, buyer, "=HYPERLINK(1)")
+	f.invoice(t, f.key, buyer, "A,\"quoted\"")
+	b := f.browser(t)
+	b.signIn(f.key)
+	p := b.get("/app/documents.csv?status=draft")
+	if p.status != http.StatusOK || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv = %d %q", p.status, p.header.Get("Content-Type"))
+	}
+	if !strings.Contains(p.body, ",'=HYPERLINK(1),") || !strings.Contains(p.body, `,"A,""quoted""",`) || strings.Count(p.body, "\n") != 3 {
+		t.Errorf("csv:\n%s", p.body)
+	}
+}

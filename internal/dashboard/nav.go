@@ -1,0 +1,20 @@
+package dashboard
+
+// navEntry is one link of the layout's nav.
+type navEntry struct {
+	ID, Label, Path string
+}
+
+// nav is the layout's nav, in order; a page names its entry in view.Nav.
+var nav = []navEntry{
+	{"documents", "Documents", "/app/documents"},
+	{"buyers", "Buyers", "/app/buyers"},
+	{"sellers", "Sellers", "/app/sellers"},
+	{"received", "Received", "/app/received"},
+	{"receipts", "Receipts", "/app/receipts"},
+	{"consolidations", "Consolidations", "/app/consolidations"},
+	{"webhooks", "Webhooks", "/app/webhooks"},
+	{"profile", "Profile", "/app/profile"},
+}
+
+func init() { funcs["navEntries"] = func() []navEntry { return nav } }

@@ -1,0 +1,33 @@
+package dashboard
+
+import "net/http"
+
+// routes registers every page. public pages need no session; page ones a
+// signed-in session (any key); write ones a read-write key, a POST with a
+// valid CSRF token and a same-origin Origin or Referer.
+func (d *Dashboard) routes() {
+	d.mux.HandleFunc("GET /app", redirectTo("/app/documents"))
+	d.mux.HandleFunc("GET /app/{$}", redirectTo("/app/documents"))
+	d.mux.Handle("GET /app/static/", staticFiles())
+
+	d.mux.HandleFunc("GET /app/signin", d.signInPage)
+	d.mux.HandleFunc("POST /app/signin", d.signIn)
+	d.mux.Handle("POST /app/signout", d.post(d.signOut))
+
+	d.mux.Handle("GET /app/documents", d.page(d.documents))
+	d.mux.Handle("GET /app/documents.csv", d.page(d.documentsCSV))
+	d.mux.Handle("GET /app/documents/{id}", d.page(d.document))
+	d.mux.Handle("GET /app/documents/{id}/pdf", d.page(d.documentPDF))
+	d.mux.Handle("GET /app/documents/{id}/qr", d.page(d.documentQR))
+	d.mux.Handle("POST /app/documents/{id}/validate", d.write(d.validateDocument))
+	d.mux.Handle("POST /app/documents/{id}/submit", d.write(d.submitDocument))
+	d.mux.Handle("POST /app/documents/{id}/cancel", d.write(d.cancelDocument))
+
+	// Everything else under /app: our own 404 page.
+	d.mux.HandleFunc("/app/", d.notFound)
+}
+
+// redirectTo answers 303 See Other to path.
+func redirectTo(path string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, path, http.StatusSeeOther) }
+}
