@@ -35,15 +35,21 @@ type Pace struct {
 	ValidPerMin float64 `json:"valid_per_min"`
 	// Windows holds the documents found Valid in each complete 60-s
 	// window from the start; the last, partial window is left out.
-	Windows       []int   `json:"windows_valid"`
-	WindowMin     int     `json:"window_min"`
-	WindowMedian  float64 `json:"window_median"`
-	WindowMax     int     `json:"window_max"`
-	Created       int64   `json:"created"`
-	Validated     int64   `json:"validated"`
-	BulkSubmits   int64   `json:"bulk_submits"`
-	Submissions   int64   `json:"submissions"`
-	DocsSubmitted int64   `json:"documents_submitted"`
+	Windows      []int   `json:"windows_valid"`
+	WindowMin    int     `json:"window_min"`
+	WindowMedian float64 `json:"window_median"`
+	WindowMax    int     `json:"window_max"`
+	Created      int64   `json:"created"`
+	Validated    int64   `json:"validated"`
+	BulkSubmits  int64   `json:"bulk_submits"`
+	// Submissions counts the submission ids in the bulk submits' answers,
+	// Accepted the documents the authority had taken in by the answer, and
+	// Pending those still queued in the service's outbox then (sent
+	// later; the authority's submissions are Authority.Calls["submit"]).
+	Submissions   int64 `json:"submissions"`
+	Accepted      int64 `json:"accepted_in_answer"`
+	Pending       int64 `json:"pending_in_answer"`
+	DocsSubmitted int64 `json:"documents_submitted"`
 	// Throttled counts the 429 answers the driver got from the service;
 	// each was waited out (its Retry-After) and asked again.
 	Throttled int64 `json:"throttled_429"`
@@ -125,7 +131,7 @@ func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace,
 	if err != nil {
 		return p, fmt.Errorf("reading the server's metrics: %w", err)
 	}
-	var created, validated, bulks, submissions, submitted, throttled atomic.Int64
+	var created, validated, bulks, submissions, accepted, pending, submitted, throttled atomic.Int64
 	retry := func(ctx context.Context, call func() error) error {
 		for {
 			err := call()
@@ -168,6 +174,8 @@ func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace,
 				}
 				bulks.Add(1)
 				submissions.Add(int64(len(res.SubmissionUIDs)))
+				accepted.Add(int64(len(res.Accepted)))
+				pending.Add(int64(len(res.Pending)))
 				submitted.Add(int64(len(batch.ids) - len(res.Rejected)))
 				for _, r := range res.Rejected {
 					errs.add(fmt.Sprintf("bulk submit rejected: %s %s %s", r.ID, r.ErrorCode, r.Message))
@@ -269,6 +277,7 @@ func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace,
 	p.TotalS = elapsed.Seconds()
 	p.Created, p.Validated = created.Load(), validated.Load()
 	p.BulkSubmits, p.Submissions, p.DocsSubmitted, p.Throttled = bulks.Load(), submissions.Load(), submitted.Load(), throttled.Load()
+	p.Accepted, p.Pending = accepted.Load(), pending.Load()
 	p.ValidPerMin = float64(p.Valid) / elapsed.Minutes()
 	p.Windows = windows(timeline, time.Minute)
 	if len(p.Windows) > 0 {
@@ -552,8 +561,9 @@ func printPace(w io.Writer, p Pace) {
 	} else {
 		fmt.Fprintln(w, "  per 60-s window: none complete (a run under a minute)")
 	}
-	fmt.Fprintf(w, "  created %d, validated %d, %d documents submitted in %d bulk submits (%d submissions)\n",
-		p.Created, p.Validated, p.DocsSubmitted, p.BulkSubmits, p.Submissions)
+	fmt.Fprintf(w, "  created %d, validated %d, %d documents bulk-submitted in %d requests: %d accepted by the answer (%d submission ids), %d pending in the outbox\n",
+		p.Created, p.Validated, p.DocsSubmitted, p.BulkSubmits, p.Accepted, p.Submissions, p.Pending)
+	fmt.Fprintf(w, "  submissions made to the authority: %.0f\n", p.Authority.Calls["submit"]-p.Authority.Throttled)
 	fmt.Fprintf(w, "  429 answers to the driver: %d (each waited out for its Retry-After, then asked again)\n", p.Throttled)
 	keys := make([]string, 0, len(p.Authority.Calls))
 	for k := range p.Authority.Calls {
