@@ -66,7 +66,7 @@ type options struct {
 	flow                          int
 	flowTimeout                   time.Duration
 	pace                          int
-	timeout                       time.Duration
+	timeout, pacePoll             time.Duration
 	soak, soakWarmup              time.Duration
 }
 
@@ -89,6 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.flowTimeout, "flow-timeout", 5*time.Minute, "with -flow: how long to wait for every document to be Valid")
 	fs.IntVar(&o.pace, "pace", 0, "instead of scenarios: take this many invoices end to end in a pipeline (workers create and validate, each tenant's ready documents are bulk-submitted 100 at a time as soon as there are 100) spread evenly over the keys, and print the Valid documents per minute, per 60-s window, and the server's memory")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with -pace: how long the whole run may take until every document is Valid")
+	fs.DurationVar(&o.pacePoll, "pace-poll", 2*time.Second, "with -pace: how often to count the Valid documents (one list request per tenant)")
 	fs.DurationVar(&o.soak, "soak", 0, "instead of one scenario after another: run the -scenario list mixed for this long and compare the server's heap, memory and goroutines after the warm-up and at the end")
 	fs.DurationVar(&o.soakWarmup, "soak-warmup", time.Minute, "with -soak: the warm-up before the first measurement")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")
@@ -346,7 +347,11 @@ func flowMain(b *bench, o options, stdout, stderr io.Writer) int {
 // paceMain runs -pace and prints its figures.
 func paceMain(b *bench, o options, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "bench: pace: %d documents over %d key(s) with c=%d, timeout %s\n", o.pace, len(b.keys), o.c, o.timeout)
-	p, err := b.runPace(o.pace, o.timeout, stderr)
+	if o.pacePoll <= 0 {
+		fmt.Fprintln(stderr, "bench: want -pace-poll > 0")
+		return 2
+	}
+	p, err := b.runPace(o.pace, o.timeout, o.pacePoll, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench: pace:", err)
 		return 1

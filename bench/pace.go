@@ -113,8 +113,9 @@ const paceSampleEvery = 3 * time.Second
 
 // runPace takes n documents end to end, spread evenly over the keys (one
 // tenant each), with b.c workers creating and validating and as many
-// submitters bulk-submitting, and waits until all are Valid or timeout.
-func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace, error) {
+// submitters bulk-submitting, and waits until all are Valid or timeout,
+// counting them every pollEvery.
+func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Writer) (Pace, error) {
 	p := Pace{Documents: n, Tenants: len(b.keys), Workers: b.c}
 	if err := ensureBuyers(b); err != nil {
 		return p, err
@@ -223,7 +224,7 @@ func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace,
 	}()
 
 	// The poller counts the run's Valid documents (its serials share a
-	// prefix) until every submitted one has a verdict.
+	// prefix) every pollEvery until every submitted one has a verdict.
 	var timeline []validAt
 	lastReport := start
 	finished := false
@@ -264,7 +265,7 @@ func (b *bench) runPace(n int, timeout time.Duration, progress io.Writer) (Pace,
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Second):
+		case <-time.After(pollEvery):
 		}
 		if ctx.Err() != nil {
 			break
