@@ -229,7 +229,11 @@ func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Wri
 	lastReport := start
 	finished := false
 	for round := 0; ; round++ {
-		valid, err := b.countStatus(ctx, client.StatusValid)
+		var valid int
+		err := retry(ctx, func() (err error) {
+			valid, err = b.countStatus(ctx, client.StatusValid)
+			return err
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -253,7 +257,11 @@ func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Wri
 			break
 		}
 		if finished && round%5 == 0 {
-			invalid, err := b.countStatus(ctx, client.StatusInvalid)
+			var invalid int
+			err := retry(ctx, func() (err error) {
+				invalid, err = b.countStatus(ctx, client.StatusInvalid)
+				return err
+			})
 			if err == nil && valid+invalid >= int(submitted.Load()) {
 				break
 			}
@@ -290,7 +298,13 @@ func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Wri
 			p.WindowMedian = float64(s[len(s)/2-1]+s[len(s)/2]) / 2
 		}
 	}
-	if invalid, err := b.countStatus(context.Background(), client.StatusInvalid); err != nil {
+	final, cancelFinal := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelFinal()
+	var invalid int
+	if err := retry(final, func() (err error) {
+		invalid, err = b.countStatus(final, client.StatusInvalid)
+		return err
+	}); err != nil {
 		errs.add("counting the Invalid documents: " + describe(err))
 	} else if p.Invalid = invalid; invalid > 0 {
 		errs.add(fmt.Sprintf("%d documents Invalid", invalid))
@@ -303,6 +317,7 @@ func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Wri
 	} else {
 		p.Authority = after.minus(before)
 	}
+	p.Throttled = throttled.Load() // with the final counts' 429s
 	p.Errors, p.ErrorSamples = errs.count, errs.samples
 	return p, nil
 }
