@@ -268,8 +268,15 @@ func (b *bench) runPace(n int, timeout, pollEvery time.Duration, progress io.Wri
 		}
 		if time.Since(lastReport) >= 10*time.Second && progress != nil {
 			lastReport = time.Now()
-			fmt.Fprintf(progress, "bench: pace: %.0f s: created %d, validated %d, submitted %d in %d bulk submits, Valid %d\n",
-				now.Seconds(), created.Load(), validated.Load(), submitted.Load(), bulks.Load(), valid)
+			// Documents the authority holds without a verdict known to
+			// the service yet: few while the outbox is waiting for
+			// submission slots, many while polls lag.
+			atAuthority := "?"
+			if n, err := b.countStatus(ctx, client.StatusSubmitted); err == nil {
+				atAuthority = fmt.Sprint(n)
+			}
+			fmt.Fprintf(progress, "bench: pace: %.0f s: created %d, validated %d, bulk-submitted %d in %d requests, Submitted %s, Valid %d\n",
+				now.Seconds(), created.Load(), validated.Load(), submitted.Load(), bulks.Load(), atAuthority, valid)
 		}
 		select {
 		case <-ctx.Done():
