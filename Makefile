@@ -1,7 +1,7 @@
 # One command each for the usual jobs. CI runs .ci/run.
 PG ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: run test test-pg bench load chaos chaos-short lint fuzz generate
+.PHONY: run test test-pg bench load pace chaos chaos-short lint fuzz generate
 run:            ## start the service on ./einvoice.db with the built-in sandbox
 	go run ./cmd/einvoice serve
 test:           ## the test suite (PostgreSQL tests skip unless EINVOICE_TEST_POSTGRES_URL is set)
@@ -13,6 +13,11 @@ bench:          ## Go benchmarks: the calculation, and the whole service over lo
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/e2e/
 load:           ## the load harness against a freshly started binary, SQLite and PostgreSQL
 	bench/run.sh
+pace:           ## 100,000 documents to Valid at the authority's pace, on SQLite then PostgreSQL, one tenant then 10 (bench/README.md)
+	ENGINE=sqlite PACE_TENANTS=1 bench/pace.sh
+	ENGINE=postgres PACE_TENANTS=1 bench/pace.sh
+	ENGINE=sqlite PACE_TENANTS=10 bench/pace.sh
+	ENGINE=postgres PACE_TENANTS=10 bench/pace.sh
 chaos:          ## the chaos test at the issue's size: 600 documents, 15 kills, SQLite, PostgreSQL, two replicas (bench/README.md)
 	go run ./bench/chaos -engine sqlite,postgres,postgres-x2 -docs 600 -kills 15 -pg '$(PG)'
 chaos-short:    ## the chaos test at CI's size: 200 documents, 5 kills, the same three engines

@@ -16,6 +16,12 @@
 //	go run ./bench -key eik_... -scenario "" -seed-invoices 100000 -invoices-file inv.tsv
 //	go run ./bench -key eik_... -scenario invoices-search -invoices-file inv.tsv
 //
+// With -pace N it takes N invoices end to end in a pipeline, spread over
+// the keys' tenants, and prints the documents found Valid per minute and
+// the server's memory over the run (bench/pace.sh runs it):
+//
+//	go run ./bench -key eik_... -pace 20000 -c 8 -timeout 20m
+//
 // With -wait-ready it instead polls /readyz every 5 ms and prints the
 // milliseconds from -started-at to the first 200 (bench/run.sh uses it to
 // time the server's startup).
@@ -59,6 +65,8 @@ type options struct {
 	readyTimeout                  time.Duration
 	flow                          int
 	flowTimeout                   time.Duration
+	pace                          int
+	timeout, pacePoll             time.Duration
 	soak, soakWarmup              time.Duration
 }
 
@@ -79,6 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.warmup, "warmup", 300, "uncounted warm-up requests before each scenario")
 	fs.IntVar(&o.flow, "flow", 0, "instead of scenarios: take this many invoices end to end (create, validate, bulk submit 100 at a time, wait for Valid) and print each phase's time")
 	fs.DurationVar(&o.flowTimeout, "flow-timeout", 5*time.Minute, "with -flow: how long to wait for every document to be Valid")
+	fs.IntVar(&o.pace, "pace", 0, "instead of scenarios: take this many invoices end to end in a pipeline (workers create and validate, each tenant's ready documents are bulk-submitted 100 at a time as soon as there are 100) spread evenly over the keys, and print the Valid documents per minute, per 60-s window, and the server's memory")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with -pace: how long the whole run may take until every document is Valid")
+	fs.DurationVar(&o.pacePoll, "pace-poll", 2*time.Second, "with -pace: how often to count the Valid documents (one list request per tenant)")
 	fs.DurationVar(&o.soak, "soak", 0, "instead of one scenario after another: run the -scenario list mixed for this long and compare the server's heap, memory and goroutines after the warm-up and at the end")
 	fs.DurationVar(&o.soakWarmup, "soak-warmup", time.Minute, "with -soak: the warm-up before the first measurement")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON")
@@ -104,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.waitReady {
 		return waitReady(base, o, stdout, stderr)
 	}
-	if o.flow > 0 {
+	if o.flow > 0 || o.pace > 0 {
 		o.scenarios = ""
 	}
 	b, list, err := setup(bases, o)
@@ -114,6 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.flow > 0 {
 		return flowMain(b, o, stdout, stderr)
+	}
+	if o.pace > 0 {
+		return paceMain(b, o, stdout, stderr)
 	}
 	if o.soak > 0 {
 		return soakMain(b, list, o, stdout, stderr)
@@ -234,10 +248,14 @@ func setup(bases []string, o options) (*bench, []scenario, error) {
 		}
 		list = append(list, sc)
 	}
-	if len(list) == 0 && o.seedInvoices == 0 && o.flow == 0 {
+	if len(list) == 0 && o.seedInvoices == 0 && o.flow == 0 && o.pace == 0 {
 		return nil, nil, errors.New("no scenario and no -seed-invoices: nothing to do")
 	}
-	hc := newClient(o.c)
+	conns := o.c
+	if o.pace > 0 {
+		conns = 2*o.c + 1 // workers, submitters and the poller
+	}
+	hc := newClient(conns)
 	b := &bench{base: bases[0], keys: keys, c: o.c, warmup: o.warmup, metrics: newAPI(bases[0], "", hc)}
 	for _, base := range bases {
 		row := make([]*client.Client, len(keys))
@@ -324,6 +342,21 @@ func flowMain(b *bench, o options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return report(o, stdout, stderr, "flow", f.ErrorSamples, f.Errors, f, func(w io.Writer) { printFlow(w, f) })
+}
+
+// paceMain runs -pace and prints its figures.
+func paceMain(b *bench, o options, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "bench: pace: %d documents over %d key(s) with c=%d, timeout %s\n", o.pace, len(b.keys), o.c, o.timeout)
+	if o.pacePoll <= 0 {
+		fmt.Fprintln(stderr, "bench: want -pace-poll > 0")
+		return 2
+	}
+	p, err := b.runPace(o.pace, o.timeout, o.pacePoll, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench: pace:", err)
+		return 1
+	}
+	return report(o, stdout, stderr, "pace", p.ErrorSamples, p.Errors, p, func(w io.Writer) { printPace(w, p) })
 }
 
 // soakMain runs -soak and prints its figures.

@@ -10,12 +10,12 @@ import (
 // heap is a few megabytes then collects thousands of times a second under
 // load, and the collector took 10-15 % of the CPU of a read (docs/
 // performance.md). serve lets the heap grow to five times the live heap
-// (GOGC=400), within a soft limit (GOMEMLIMIT=64MiB) past which the
+// (GOGC=400), within a soft limit (GOMEMLIMIT=48MiB) past which the
 // collector works harder again, so that memory stays bounded. GOGC and
 // GOMEMLIMIT, when set, are the operator's and are left alone.
 const (
 	serveGCPercent   = 400
-	serveMemoryLimit = 64 << 20
+	serveMemoryLimit = 48 << 20
 )
 
 // tuneGC applies serve's collector defaults where the environment sets

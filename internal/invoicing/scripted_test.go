@@ -411,3 +411,35 @@ func TestScriptedDeferralIsNoAttempt(t *testing.T) {
 		t.Errorf("throttled by the authority: %d attempts, want 1", throttled.Attempts)
 	}
 }
+
+// TestScriptedDeferralDueAtItsSlot: a job that failed before and is then
+// held back by our own budget is due when the budget's slot comes, not
+// after the backoff its past attempts would give (which left the
+// authority's minute unused behind a busy budget).
+func TestScriptedDeferralDueAtItsSlot(t *testing.T) {
+	w, a := scriptedWorld(t)
+	id := w.readyInvoices("INV", 1)[0]
+	a.submit = append(a.submit, fail[[]einvoice.OutgoingDocument](&einvoice.CallError{Op: "submit", NotSent: true}))
+	if _, err := w.svc.Submit(context.Background(), w.tenant.ID, "", id); err != nil {
+		t.Fatal(err)
+	}
+	// As after five failures of the authority in a row: a backoff of a
+	// minute or so.
+	j := w.job(id)
+	j.Attempts, j.NextAttemptAt = 6, time.Now().Add(-time.Second)
+	if err := w.store.WriteSubmission(context.Background(), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}}); err != nil {
+		t.Fatal(err)
+	}
+	a.submit = append(a.submit, fail[[]einvoice.OutgoingDocument](&einvoice.CallError{Op: "submit", Status: 429, NotSent: true, RetryAfter: 3 * time.Second}))
+	before := time.Now()
+	if _, err := w.svc.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a.count("submit") != 2 {
+		t.Fatalf("%d submit calls, want 2 (the failure, then the deferral)", a.count("submit"))
+	}
+	j = w.job(id)
+	if wait := j.NextAttemptAt.Sub(before); j.Attempts != 6 || wait < 3*time.Second || wait > 4*time.Second {
+		t.Errorf("deferred after %d attempts: %d attempts, due in %s; want 6, at the slot (3 s)", 6, j.Attempts, wait)
+	}
+}

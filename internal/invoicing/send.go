@@ -217,14 +217,22 @@ func backoff(attempts int, retryAfter time.Duration) time.Duration {
 func (s *Service) retryLater(ctx context.Context, items []*item, owner string, cause error, maybeSent bool) {
 	now := s.now()
 	var ra time.Duration
+	deferred := false
 	if ce, ok := einvoice.AsCallError(cause); ok {
-		ra = ce.RetryAfter
+		ra, deferred = ce.RetryAfter, ce.Deferred() && ce.RetryAfter > 0
 	}
 	for _, it := range items {
 		j := it.job
 		j.MaybeSent = maybeSent
 		j.LastError = truncate(cause.Error(), 500)
-		j.NextAttemptAt = now.Add(backoff(s.retryAttempts(j, cause), ra))
+		if deferred {
+			// Held back by our own rate budget: due when its slot comes,
+			// whatever the job's past attempts (a backoff would send it
+			// seconds after the slot, and the authority's minute unused).
+			j.NextAttemptAt = now.Add(ra)
+		} else {
+			j.NextAttemptAt = now.Add(backoff(s.retryAttempts(j, cause), ra))
+		}
 		j.LeaseUntil, j.UpdatedAt = now, now
 		if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
 			s.log.WarnContext(ctx, "could not reschedule submission job", "document_id", it.doc.ID, "error", err)

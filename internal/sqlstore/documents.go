@@ -333,6 +333,22 @@ func (s *Store) ListDocuments(ctx context.Context, tenantID string, f einvoice.D
 // listDocuments reads the page of documents f selects, each row made a T by
 // conv; a row conv cannot read is left out and named in Unreadable.
 func listDocuments[T any](ctx context.Context, s *Store, tenantID string, f einvoice.DocumentFilter, conv func(*docRow) (T, error)) (einvoice.Page[T], error) {
+	return listDocumentRows(ctx, s, tenantID, f, documentColumns, func(rows *sql.Rows) (string, T, error, error) {
+		var zero T
+		r, err := scanDocRow(rows)
+		if err != nil {
+			return "", zero, nil, err
+		}
+		item, err := conv(r)
+		return r.id, item, err, nil
+	})
+}
+
+// listDocumentRows reads the page of documents f selects, cols of each
+// row, each row made a T by scan: its id and T, or the reason it cannot be
+// read (left out and named in Unreadable), or an error that ends the list.
+func listDocumentRows[T any](ctx context.Context, s *Store, tenantID string, f einvoice.DocumentFilter, cols string,
+	scan func(*sql.Rows) (id string, item T, unreadable, err error)) (einvoice.Page[T], error) {
 	page := einvoice.Page[T]{PageRequest: f.PageRequest, Items: []T{}}
 	if !einvoice.ValidID(tenantID) {
 		return page, nil
@@ -369,19 +385,18 @@ func listDocuments[T any](ctx context.Context, s *Store, tenantID string, f einv
 	}
 	n := len(args)
 	rows, err := s.rs.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM documents WHERE %s ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`,
-		documentColumns, cond, n+1, n+2), append(args, f.PerPage, f.Offset())...)
+		cols, cond, n+1, n+2), append(args, f.PerPage, f.Offset())...)
 	if err != nil {
 		return page, fmt.Errorf("list documents: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		r, err := scanDocRow(rows)
+		id, item, unreadable, err := scan(rows)
 		if err != nil {
 			return page, err
 		}
-		item, err := conv(r)
-		if err != nil { // one bad row does not take the list down
-			page.Unreadable = append(page.Unreadable, einvoice.Unreadable{ID: r.id, Err: err})
+		if unreadable != nil { // one bad row does not take the list down
+			page.Unreadable = append(page.Unreadable, einvoice.Unreadable{ID: id, Err: unreadable})
 			continue
 		}
 		page.Items = append(page.Items, item)

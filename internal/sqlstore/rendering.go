@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -28,13 +30,15 @@ func renderDocument(d *einvoice.Document) ([]byte, error) {
 	return body, nil
 }
 
-// render returns the row's document as JSON: the stored body when it is
-// current (and whole: an object, so a body cut short is never sent), else
-// the decoded document rendered again. body_current promises that the body
-// is this package's rendering: a body changed by hand must set it to 0.
+// render returns the row's document as JSON: the stored body when it can
+// be sent as it is (currentBody), else the decoded document rendered again.
 func (r *docRow) render() (json.RawMessage, error) {
-	if r.current && len(r.body) >= 2 && r.body[0] == '{' && r.body[len(r.body)-1] == '}' {
-		return json.RawMessage(r.body), nil
+	current := int64(0)
+	if r.current {
+		current = 1
+	}
+	if b, ok := currentBody(r.body, current); ok {
+		return b, nil
 	}
 	d, err := r.decode()
 	if err != nil {
@@ -43,12 +47,43 @@ func (r *docRow) render() (json.RawMessage, error) {
 	return renderDocument(d)
 }
 
+// renderColumns are what a JSON read needs of a row whose body is current.
+const renderColumns = `id, body, body_current`
+
+// currentBody returns the row's body when it can be sent as it is: current
+// (and whole: an object, so a body cut short is never sent). body_current
+// promises that the body is this package's rendering: a body changed by
+// hand must set it to 0.
+func currentBody(body string, current int64) (json.RawMessage, bool) {
+	if current == 1 && len(body) >= 2 && body[0] == '{' && body[len(body)-1] == '}' {
+		return json.RawMessage(body), true
+	}
+	return nil, false
+}
+
 // GetDocumentJSON returns the tenant's document as the API renders it, or
 // einvoice.ErrNotFound.
 func (s *Store) GetDocumentJSON(ctx context.Context, tenantID, id string) (json.RawMessage, error) {
 	if !einvoice.ValidID(id) || !einvoice.ValidID(tenantID) {
 		return nil, einvoice.ErrNotFound
 	}
+	var rid, body string
+	var current int64
+	err := s.rs.QueryRowContext(ctx, `SELECT `+renderColumns+` FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID).Scan(&rid, &body, &current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, einvoice.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get document: %w", err)
+	}
+	if b, ok := currentBody(body, current); ok {
+		return b, nil
+	}
+	return s.renderRow(ctx, tenantID, id)
+}
+
+// renderRow renders a row whose body is not current from all its columns.
+func (s *Store) renderRow(ctx context.Context, tenantID, id string) (json.RawMessage, error) {
 	r, err := scanDocRow(s.rs.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1 AND tenant_id = $2`, id, tenantID))
 	if err != nil {
 		return nil, err
@@ -57,7 +92,35 @@ func (s *Store) GetDocumentJSON(ctx context.Context, tenantID, id string) (json.
 }
 
 // ListDocumentsJSON is ListDocuments with each document as the API renders
-// it.
+// it: the stored bodies, and the rows whose body is not current rendered
+// from all their columns once the page is read.
 func (s *Store) ListDocumentsJSON(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (einvoice.Page[json.RawMessage], error) {
-	return listDocuments(ctx, s, tenantID, f, (*docRow).render)
+	var ids []string
+	page, err := listDocumentRows(ctx, s, tenantID, f, renderColumns, func(rows *sql.Rows) (string, json.RawMessage, error, error) {
+		var id, body string
+		var current int64
+		if err := rows.Scan(&id, &body, &current); err != nil {
+			return "", nil, nil, err
+		}
+		ids = append(ids, id)
+		b, _ := currentBody(body, current)
+		return id, b, nil, nil // nil: rendered below
+	})
+	if err != nil {
+		return page, err
+	}
+	items := page.Items[:0]
+	for i, b := range page.Items {
+		if b == nil {
+			if b, err = s.renderRow(ctx, tenantID, ids[i]); errors.Is(err, einvoice.ErrNotFound) {
+				continue // deleted since
+			} else if err != nil {
+				page.Unreadable = append(page.Unreadable, einvoice.Unreadable{ID: ids[i], Err: err})
+				continue
+			}
+		}
+		items = append(items, b)
+	}
+	page.Items = items
+	return page, nil
 }
