@@ -125,7 +125,7 @@ func TestBrowserWebhooks(t *testing.T) {
 		t.Errorf("after test the flash says %q", got)
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(c.textOr("#h-deliveries ~ .table-wrap tbody"), "delivered") {
+	for !strings.Contains(c.textOr("#h-deliveries ~ .table-wrap tbody"), "Delivered") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the test delivery is not shown delivered after 20s: %q at %s", c.textOr("main"), path)
 		}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -111,12 +112,18 @@ func (d *Dashboard) deleteReceipt(w http.ResponseWriter, r *http.Request, u *use
 	redirectFlash(w, r, "/app/receipts", "ok", "Receipt deleted.")
 }
 
-func init() { funcs["receiptStatusLabel"] = receiptStatusLabel }
+func init() {
+	funcs["receiptStatusLabel"] = receiptStatusLabel
+	funcs["capital"] = func(s any) string { return capital(fmt.Sprint(s)) }
+}
 
 // receiptStatusLabel is a receipt's status as the pages name it.
-func receiptStatusLabel(s einvoice.ReceiptStatus) string {
+func receiptStatusLabel(s einvoice.ReceiptStatus) string { return capital(string(s)) }
+
+// capital is s with its first letter upper-case ("open" is "Open").
+func capital(s string) string {
 	if s == "" {
 		return ""
 	}
-	return strings.ToUpper(string(s[:1])) + string(s[1:])
+	return strings.ToUpper(s[:1]) + s[1:]
 }

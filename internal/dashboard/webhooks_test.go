@@ -89,7 +89,7 @@ func TestWebhooks(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		p = b.get(hook)
-		if strings.Contains(p.body, "delivered") && strings.Contains(p.body, ">204<") {
+		if strings.Contains(p.body, ">Delivered<") && strings.Contains(p.body, ">204<") {
 			break
 		}
 		if time.Now().After(deadline) {
