@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// receiver is a webhook endpoint of a test: it answers status and counts
+// hookEndpoint is a webhook endpoint of a test: it answers status and counts
 // what it received.
 func hookEndpoint(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
