@@ -23,6 +23,28 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST /app/documents/{id}/submit", d.write(d.submitDocument))
 	d.mux.Handle("POST /app/documents/{id}/cancel", d.write(d.cancelDocument))
 
+	// Part D: received documents, receipts, consolidations, webhooks.
+	d.mux.Handle("GET /app/received", d.page(d.receivedList))
+	d.mux.Handle("GET /app/received/{id}", d.page(d.receivedDocument))
+	d.mux.Handle("GET /app/received/{id}/pdf", d.page(d.receivedPDF))
+	d.mux.Handle("POST /app/received/{id}/reject", d.write(d.rejectReceived))
+	d.mux.Handle("GET /app/receipts", d.page(d.receipts))
+	d.mux.Handle("GET /app/receipts/{id}", d.page(d.receipt))
+	d.mux.Handle("GET /app/receipts/{id}/qr", d.page(d.receiptQR))
+	d.mux.Handle("POST /app/receipts/{id}/delete", d.write(d.deleteReceipt))
+	d.mux.Handle("GET /app/consolidations", d.page(d.consolidations))
+	d.mux.Handle("POST /app/consolidations", d.write(d.createConsolidation))
+	d.mux.Handle("GET /app/consolidations/{id}", d.page(d.consolidation))
+	d.mux.Handle("GET /app/webhooks", d.page(d.webhooks))
+	d.mux.Handle("GET /app/webhooks/new", d.page(d.newWebhook))
+	d.mux.Handle("POST /app/webhooks", d.write(d.createWebhook))
+	d.mux.Handle("GET /app/webhooks/{id}", d.page(d.webhook))
+	d.mux.Handle("POST /app/webhooks/{id}", d.write(d.updateWebhook))
+	d.mux.Handle("POST /app/webhooks/{id}/delete", d.write(d.deleteWebhook))
+	d.mux.Handle("POST /app/webhooks/{id}/rotate", d.write(d.rotateWebhook))
+	d.mux.Handle("POST /app/webhooks/{id}/test", d.write(d.testWebhook))
+	d.mux.Handle("POST /app/webhooks/{id}/deliveries/{delivery}/redeliver", d.write(d.redeliver))
+
 	// Everything else under /app: our own 404 page.
 	d.mux.HandleFunc("/app/", d.notFound)
 }
