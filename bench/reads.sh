@@ -9,6 +9,9 @@
 #   READS_DOCS=2000 READS_DURATION=2 bench/reads.sh   # a quick run
 #   READS_SKIP_SEED=1 ...                       # (with READS_URL and READS_KEY) reuse a running server
 #
+# Then the web dashboard's pages (/app) as one signed-in user sees them
+# (wrk -c1), with their 99th percentile (issue 22: under 50 ms).
+#
 # Besides req/s it prints the server's CPU time per request (utime+stime of
 # the process over the run, from /proc), which is less blurred than
 # throughput by whatever else the machine is doing: the ratio of the
@@ -105,3 +108,23 @@ while IFS='|' read -r name rps us p99 errs; do
 	awk -v n="$name" -v r="$rps" -v u="$us" -v p="$p99" -v e="$errs" -v cr="$cr" -v cu="$cu" \
 		'BEGIN { printf "| %s | %d | %.3f | %.1f | %.3f | %s | %s |\n", n, r, r / cr, u, cu / (u > 0 ? u : 1), p, e }'
 done <<<"$rows"
+
+# The dashboard, as one user: a session cookie from signing in with the key.
+cookie=$(curl -s -o /dev/null -D - -H "Origin: $url" --data-urlencode "key=$key" "$url/app/signin" |
+	grep -io 'einvoice_session=[^;]*' | head -1)
+if [[ -n $cookie ]]; then
+	serial=$(curl -sf -H "$H" "$url/api/v1/invoices?per_page=1" | jq -r '.data[0].invoiceSerialNumber')
+	today=$(date -u +%F)
+	echo
+	echo "The dashboard, one user (wrk -t1 -c1 ${DUR}s, session cookie):"
+	echo
+	echo "| page | req/s | p50 | p99 | non-2xx |"
+	echo "|---|--:|--:|--:|--:|"
+	for page in "/app/documents" "/app/documents?status=draft" "/app/documents?search=${serial:0:8}" \
+		"/app/documents?from=$today&to=$today" "/app/documents/$inv" "/app/buyers" "/app/received" "/app/receipts" \
+		"/app/consolidations" "/app/webhooks" "/app/profile"; do
+		out=$(wrk -t1 -c1 -d"${DUR}s" --latency -H "Cookie: $cookie" "$url$page")
+		awk -v p="$page" '/Requests\/sec/ { r = $2 } / 50%/ { a = $2 } / 99%/ { b = $2 } /Non-2xx/ { e = $NF }
+			END { printf "| `%s` | %d | %s | %s | %d |\n", p, r, a, b, e }' <<<"$out"
+	done
+fi

@@ -91,6 +91,9 @@ type DocumentStore interface {
 	// ListDocuments returns one page, newest first (ties by id). A row that
 	// does not decode is left out of Items and named in Unreadable.
 	ListDocuments(ctx context.Context, tenantID string, f DocumentFilter) (Page[*Document], error)
+	// CountDocumentsByStatus returns how many documents f selects at each
+	// status (f.Status and paging ignored), in one query.
+	CountDocumentsByStatus(ctx context.Context, tenantID string, f DocumentFilter) (map[Status]int, error)
 	// GetDocumentJSON and ListDocumentsJSON are GetDocument and
 	// ListDocuments with each document as its JSON rendering (what
 	// json.Marshal makes of the Document GetDocument returns), which a

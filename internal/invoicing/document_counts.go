@@ -8,19 +8,16 @@ import (
 )
 
 // DocumentCounts returns how many of the tenant's documents match f at each
-// status (f.Status and paging ignored): the dashboard's tabs. Each is the
-// list's own count (kept per status by the store) without reading a row.
+// status (f.Status and paging ignored): the dashboard's tabs, in one query
+// (from the counts kept per status without search or issue-date bounds).
 func (s *Service) DocumentCounts(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (map[einvoice.Status]int, error) {
+	counts, err := s.store.CountDocumentsByStatus(ctx, tenantID, f)
+	if err != nil {
+		return nil, fmt.Errorf("count documents: %w", err)
+	}
 	out := make(map[einvoice.Status]int, len(einvoice.Statuses))
-	// A page past any possible end: the store counts, then reads nothing.
-	f.PageRequest = einvoice.PageRequest{Page: 1 << 30, PerPage: 1}
 	for _, st := range einvoice.Statuses {
-		f.Status = st
-		p, err := s.store.ListDocuments(ctx, tenantID, f)
-		if err != nil {
-			return nil, fmt.Errorf("count documents: %w", err)
-		}
-		out[st] = p.Total
+		out[st] = counts[st]
 	}
 	return out, nil
 }

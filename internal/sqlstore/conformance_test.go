@@ -71,6 +71,7 @@ func TestConformance(t *testing.T) {
 		"DocumentPeriod":   testDocumentPeriod,
 		"Unreadable":       testUnreadableDocuments,
 		"StoredRendering":  testStoredRendering,
+		"CountsByStatus":   testCountsByStatus,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,
 		"EventsWebhooks":   testEventsAndDeliveries,

@@ -353,30 +353,7 @@ func listDocumentRows[T any](ctx context.Context, s *Store, tenantID string, f e
 	if !einvoice.ValidID(tenantID) {
 		return page, nil
 	}
-	cond := "tenant_id = $1"
-	args := []any{tenantID}
-	if f.Status != "" {
-		args = append(args, string(f.Status))
-		cond += fmt.Sprintf(" AND status = $%d", len(args))
-	}
-	if f.Kind != "" {
-		args = append(args, string(f.Kind))
-		cond += fmt.Sprintf(" AND kind = $%d", len(args))
-	}
-	if f.Search != "" {
-		// A case-insensitive prefix of the serial number: an index range.
-		prefix := strings.ToLower(f.Search)
-		args = append(args, prefix, prefix+searchUpper)
-		cond += fmt.Sprintf(" AND serial_lower >= $%d AND serial_lower < $%d", len(args)-1, len(args))
-	}
-	if !f.From.IsZero() {
-		args = append(args, dateText(f.From))
-		cond += fmt.Sprintf(" AND issue_date >= $%d", len(args))
-	}
-	if !f.To.IsZero() {
-		args = append(args, dateText(f.To))
-		cond += fmt.Sprintf(" AND issue_date <= $%d", len(args))
-	}
+	cond, args := documentCond(tenantID, f)
 	if err := s.countDocuments(ctx, tenantID, f, cond, args).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count documents: %w", err)
 	}
@@ -402,6 +379,73 @@ func listDocumentRows[T any](ctx context.Context, s *Store, tenantID string, f e
 		page.Items = append(page.Items, item)
 	}
 	return page, rows.Err()
+}
+
+// documentCond is the WHERE condition of the documents f selects, and its
+// arguments.
+func documentCond(tenantID string, f einvoice.DocumentFilter) (string, []any) {
+	cond := "tenant_id = $1"
+	args := []any{tenantID}
+	if f.Status != "" {
+		args = append(args, string(f.Status))
+		cond += fmt.Sprintf(" AND status = $%d", len(args))
+	}
+	if f.Kind != "" {
+		args = append(args, string(f.Kind))
+		cond += fmt.Sprintf(" AND kind = $%d", len(args))
+	}
+	if f.Search != "" {
+		// A case-insensitive prefix of the serial number: an index range.
+		prefix := strings.ToLower(f.Search)
+		args = append(args, prefix, prefix+searchUpper)
+		cond += fmt.Sprintf(" AND serial_lower >= $%d AND serial_lower < $%d", len(args)-1, len(args))
+	}
+	if !f.From.IsZero() {
+		args = append(args, dateText(f.From))
+		cond += fmt.Sprintf(" AND issue_date >= $%d", len(args))
+	}
+	if !f.To.IsZero() {
+		args = append(args, dateText(f.To))
+		cond += fmt.Sprintf(" AND issue_date <= $%d", len(args))
+	}
+	return cond, args
+}
+
+// CountDocumentsByStatus returns how many of the tenant's documents f
+// selects at each status (f.Status and paging ignored), in one query: from
+// the kept counts without search or issue-date bounds, else one pass over
+// the rows the serial-number or issue-date index range selects.
+func (s *Store) CountDocumentsByStatus(ctx context.Context, tenantID string, f einvoice.DocumentFilter) (map[einvoice.Status]int, error) {
+	out := map[einvoice.Status]int{}
+	if !einvoice.ValidID(tenantID) {
+		return out, nil
+	}
+	f.Status = ""
+	cond, args := documentCond(tenantID, f)
+	q := `SELECT status, COUNT(*) FROM documents WHERE ` + cond + ` GROUP BY status`
+	if f.Search == "" && f.From.IsZero() && f.To.IsZero() {
+		q = `SELECT status, CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM document_counts WHERE tenant_id = $1`
+		args = args[:1]
+		if f.Kind != "" {
+			args = append(args, string(f.Kind))
+			q += ` AND kind = $2`
+		}
+		q += ` GROUP BY status`
+	}
+	rows, err := s.rs.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("count documents by status: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("count documents by status: %w", err)
+		}
+		out[einvoice.Status(st)] += n
+	}
+	return out, rows.Err()
 }
 
 // countDocuments counts the documents a filter selects: from the kept
