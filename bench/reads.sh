@@ -120,7 +120,7 @@ if [[ -n $cookie ]]; then
 	echo
 	echo "| page | req/s | p50 | p99 | non-2xx |"
 	echo "|---|--:|--:|--:|--:|"
-	for page in "/app/documents" "/app/documents?status=draft" "/app/documents?search=${serial:0:8}" \
+	for page in "/app/documents" "/app/documents?status=draft" "/app/documents?search=$serial" \
 		"/app/documents?from=$today&to=$today" "/app/documents/$inv" "/app/buyers" "/app/received" "/app/receipts" \
 		"/app/consolidations" "/app/webhooks" "/app/profile"; do
 		out=$(wrk -t1 -c1 -d"${DUR}s" --latency -H "Cookie: $cookie" "$url$page")
