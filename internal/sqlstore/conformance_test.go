@@ -71,6 +71,7 @@ func TestConformance(t *testing.T) {
 		"DocumentPeriod":   testDocumentPeriod,
 		"Unreadable":       testUnreadableDocuments,
 		"StoredRendering":  testStoredRendering,
+		"ClaimPolls":       testClaimPolls,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,
 		"EventsWebhooks":   testEventsAndDeliveries,
