@@ -119,6 +119,10 @@ type SubmissionStore interface {
 	// outcome is unknown (MaybeSent), which ClaimUnknown takes. Several
 	// processes may claim at once: each job goes to one of them.
 	ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
+	// ClaimPolls is ClaimJobs of the poll jobs alone (documents the
+	// authority took, waiting for its verdict), so that following
+	// verdicts never waits behind sends held by the rate budget.
+	ClaimPolls(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
 	// ClaimUnknown leases to owner, until leaseUntil, the submit jobs whose
 	// outcome is unknown (MaybeSent) and whose lease has expired of one
 	// tenant that has such a job due (the one due longest): all of them, due

@@ -14,15 +14,17 @@ import (
 // claimBatch is how many jobs a worker takes at once.
 const claimBatch = 100
 
-// Run starts the workers, each with a loop that sends and polls (RunOnce)
-// and one that settles unknown outcomes (SettleOnce), so that a settling
-// search, which may wait for the authority's search budget, never holds up
-// sends and polls. It blocks until ctx ends and they have finished the work
+// Run starts the workers, each with a loop that sends and polls (RunOnce),
+// one that only polls for verdicts (PollOnce) and one that settles unknown
+// outcomes (SettleOnce), so that a settling search, which may wait for the
+// authority's search budget, never holds up sends and polls, and verdicts
+// never wait behind sends the submit budget holds. It blocks until ctx ends and they have finished the work
 // in hand.
 func (s *Service) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := 0; i < s.workers; i++ {
 		wg.Go(func() { s.loop(ctx, "submission worker", s.RunOnce) })
+		wg.Go(func() { s.loop(ctx, "verdicts", s.PollOnce) })
 		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
 	wg.Go(func() { s.loop(ctx, "received documents", s.ReceivedOnce) })
@@ -105,18 +107,54 @@ func (s *Service) RunOnce(ctx context.Context) (int, error) {
 		if len(send) > 0 {
 			s.send(work, t, send, owner)
 		}
-		for uid, js := range g.polls {
-			// The whole submission in one question: take its other
-			// pending documents along, due or not.
-			now := s.now()
-			more, err := s.store.ClaimSubmissionPolls(work, tid, uid, owner, now, now.Add(s.lease))
-			if err != nil {
-				s.log.WarnContext(work, "claim the rest of a submission", "submission_uid", uid, "error", err)
-			}
-			s.poll(work, t, uid, append(js, more...), owner)
-		}
+		s.pollSubmissions(work, t, g.polls, owner)
 	}
 	return len(jobs), nil
+}
+
+// PollOnce claims the due poll jobs (up to a batch) and asks the authority
+// for their verdicts, one question per submission. It returns how many it
+// took.
+func (s *Service) PollOnce(ctx context.Context) (int, error) {
+	owner := s.newID()
+	now := s.now()
+	jobs, err := s.store.ClaimPolls(ctx, owner, now, now.Add(s.lease), claimBatch)
+	if err != nil || len(jobs) == 0 {
+		return 0, err
+	}
+	byTenant := map[string]map[string][]*einvoice.Job{}
+	var order []string
+	for _, j := range jobs {
+		if byTenant[j.TenantID] == nil {
+			byTenant[j.TenantID] = map[string][]*einvoice.Job{}
+			order = append(order, j.TenantID)
+		}
+		byTenant[j.TenantID][j.SubmissionUID] = append(byTenant[j.TenantID][j.SubmissionUID], j)
+	}
+	work := context.WithoutCancel(ctx) // finish what was claimed
+	for _, tid := range order {
+		t, err := s.tenant(work, tid)
+		if err != nil {
+			s.log.WarnContext(work, "load the tenant of claimed polls", "tenant_id", tid, "error", err)
+			continue
+		}
+		s.pollSubmissions(work, t, byTenant[tid], owner)
+	}
+	return len(jobs), nil
+}
+
+// pollSubmissions asks for the verdicts of the tenant's submissions, each
+// with the whole submission in one question: its other pending documents
+// are taken along, due or not.
+func (s *Service) pollSubmissions(ctx context.Context, t *einvoice.Tenant, polls map[string][]*einvoice.Job, owner string) {
+	for uid, js := range polls {
+		now := s.now()
+		more, err := s.store.ClaimSubmissionPolls(ctx, t.ID, uid, owner, now, now.Add(s.lease))
+		if err != nil {
+			s.log.WarnContext(ctx, "claim the rest of a submission", "submission_uid", uid, "error", err)
+		}
+		s.poll(ctx, t, uid, append(js, more...), owner)
+	}
 }
 
 // loadItem reads the document and UBL of a submit job; a document no longer

@@ -72,6 +72,7 @@ func TestConformance(t *testing.T) {
 		"Unreadable":       testUnreadableDocuments,
 		"StoredRendering":  testStoredRendering,
 		"CountsByStatus":   testCountsByStatus,
+		"ClaimPolls":       testClaimPolls,
 		"Outbox":           testOutbox,
 		"UnknownOutcomes":  testUnknownOutcomes,
 		"EventsWebhooks":   testEventsAndDeliveries,

@@ -136,8 +136,19 @@ func writeJob(ctx context.Context, tx *sql.Tx, j *einvoice.Job, lease string) er
 // whose outcome is unknown (ClaimUnknown's). PostgreSQL skips rows other
 // processes are claiming; SQLite's single writer serialises claims.
 func (s *Store) ClaimJobs(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
+	return s.claimDue(ctx, owner, now, leaseUntil, limit, `NOT (kind = 'submit' AND maybe_sent)`)
+}
+
+// ClaimPolls leases up to limit due poll jobs whose lease has expired to
+// owner until leaseUntil, oldest due first.
+func (s *Store) ClaimPolls(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
+	return s.claimDue(ctx, owner, now, leaseUntil, limit, `kind = 'poll'`)
+}
+
+// claimDue leases the due pending jobs that also match which.
+func (s *Store) claimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int, which string) ([]*einvoice.Job, error) {
 	pick := `SELECT id FROM submission_jobs WHERE state = 'pending' AND next_attempt_at <= $3 AND lease_until <= $3
-		AND NOT (kind = 'submit' AND maybe_sent) ORDER BY next_attempt_at LIMIT $4`
+		AND ` + which + ` ORDER BY next_attempt_at LIMIT $4`
 	if s.engine == Postgres {
 		pick += ` FOR UPDATE SKIP LOCKED`
 	}
