@@ -108,6 +108,7 @@ while IFS='|' read -r name rps us p99 errs; do
 	awk -v n="$name" -v r="$rps" -v u="$us" -v p="$p99" -v e="$errs" -v cr="$cr" -v cu="$cu" \
 		'BEGIN { printf "| %s | %d | %.3f | %.1f | %.3f | %s | %s |\n", n, r, r / cr, u, cu / (u > 0 ? u : 1), p, e }'
 done <<<"$rows"
+failed=$(awk -F'|' '$5 > 0 { n++ } END { print n + 0 }' <<<"$rows")
 
 # The dashboard, as one user: a session cookie from signing in with the key.
 cookie=$(curl -s -o /dev/null -D - -H "Origin: $url" --data-urlencode "key=$key" "$url/app/signin" |
@@ -126,5 +127,10 @@ if [[ -n $cookie ]]; then
 		out=$(wrk -t1 -c1 -d"${DUR}s" --latency -H "Cookie: $cookie" "$url$page")
 		awk -v p="$page" '/Requests\/sec/ { r = $2 } / 50%/ { a = $2 } / 99%/ { b = $2 } /Non-2xx/ { e = $NF }
 			END { printf "| `%s` | %d | %s | %s | %d |\n", p, r, a, b, e }' <<<"$out"
+		grep -q Non-2xx <<<"$out" && failed=$((failed + 1))
 	done
+fi
+if ((failed > 0)); then
+	echo "reads.sh: $failed reads answered other than 2xx" >&2
+	exit 1
 fi

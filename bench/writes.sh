@@ -66,6 +66,7 @@ wrk -t2 -c16 -d2s -s bench/create.lua "$url/api/v1/invoices" -- "$key" "$buyer" 
 echo
 echo "$ENGINE, $(nproc) CPUs; $ceiling; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+failed=0
 echo "| clients | creations/s | of the ceiling | server CPU per creation (µs) | p50 / p99 (ms) | non-2xx |"
 echo "|--:|--:|--:|--:|--:|--:|"
 for c in 16 64; do
@@ -75,7 +76,12 @@ for c in 16 64; do
 	awk -v c=$c -v d=$((c1 - c0)) -v t="$(getconf CLK_TCK)" -v ceil="$ceil" '
 		/Requests\/sec/ { rps = $2 } / 50%/ { p50 = $2 } / 99%/ { p99 = $2 } /requests in/ { n = $1 } /Non-2xx/ { e = $NF }
 		END { printf "| %d | %d | %.2f | %.0f | %s / %s | %d |\n", c, rps, rps / ceil, d * 1e6 / t / n, p50, p99, e }' <<<"$out"
+	grep -q Non-2xx <<<"$out" && failed=1
 done
 total=$(curl -sf -H "Authorization: Bearer $key" "$url/api/v1/invoices?per_page=1" | jq -r .meta.total)
 echo
 echo "documents stored: $total"
+if ((failed)); then
+	echo "writes.sh: some creations answered other than 2xx" >&2
+	exit 1
+fi
