@@ -199,28 +199,50 @@ func (s *Service) poll(ctx context.Context, t *einvoice.Tenant, submissionUID st
 	for _, state := range st.Documents {
 		byUUID[state.UUID] = state
 	}
+	// The documents' outcomes are recorded a few at a time: each is a
+	// transaction of its own, and on SQLite those that wait together share
+	// one fsync (one after the other, a submission's 100 verdicts took 100
+	// commits' time, and verdicts fell behind the authority's pace).
+	sem := make(chan struct{}, pollRecorders)
+	var wg sync.WaitGroup
 	for _, j := range jobs {
-		d, gerr := s.store.GetDocument(ctx, j.TenantID, j.DocumentID)
-		if gerr != nil {
-			s.pollLater(ctx, j, owner, gerr)
-			continue
-		}
-		if d.Status != einvoice.StatusSubmitted {
-			s.closeJob(ctx, j, owner, "the document is "+string(d.Status))
-			continue
-		}
-		if err != nil {
-			s.pollLater(ctx, j, owner, err)
-			continue
-		}
-		state, ok := byUUID[d.Authority.DocumentUUID]
-		if !ok {
-			s.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
-			continue
-		}
-		if final, err := s.apply(ctx, t, creds, d, state, j, owner); !final {
-			s.pollLater(ctx, j, owner, err)
-		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s.pollOne(ctx, t, creds, byUUID, j, owner, err)
+		})
+	}
+	wg.Wait()
+}
+
+// pollRecorders is how many documents of one submission poll records at
+// once.
+const pollRecorders = 8
+
+// pollOne records what the authority's answer about a submission (or the
+// error asking it, callErr) says of one of its documents.
+func (s *Service) pollOne(ctx context.Context, t *einvoice.Tenant, creds einvoice.Credentials, byUUID map[string]einvoice.DocumentState,
+	j *einvoice.Job, owner string, callErr error) {
+	d, err := s.store.GetDocument(ctx, j.TenantID, j.DocumentID)
+	if err != nil {
+		s.pollLater(ctx, j, owner, err)
+		return
+	}
+	if d.Status != einvoice.StatusSubmitted {
+		s.closeJob(ctx, j, owner, "the document is "+string(d.Status))
+		return
+	}
+	if callErr != nil {
+		s.pollLater(ctx, j, owner, callErr)
+		return
+	}
+	state, ok := byUUID[d.Authority.DocumentUUID]
+	if !ok {
+		s.pollLater(ctx, j, owner, errors.New("the submission does not list the document yet"))
+		return
+	}
+	if final, err := s.apply(ctx, t, creds, d, state, j, owner); !final {
+		s.pollLater(ctx, j, owner, err)
 	}
 }
 
