@@ -23,6 +23,13 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST /app/documents/{id}/submit", d.write(d.submitDocument))
 	d.mux.Handle("POST /app/documents/{id}/cancel", d.write(d.cancelDocument))
 
+	// Part B: the create and edit forms of a document, with live totals.
+	d.mux.Handle("GET /app/documents/new", d.page(d.newDocument))
+	d.mux.Handle("POST /app/documents/new", d.write(d.createDocument))
+	d.mux.Handle("POST /app/documents/preview", d.write(d.previewDocument))
+	d.mux.Handle("GET /app/documents/{id}/edit", d.page(d.editDocument))
+	d.mux.Handle("POST /app/documents/{id}/edit", d.write(d.updateDocument))
+
 	// Everything else under /app: our own 404 page.
 	d.mux.HandleFunc("/app/", d.notFound)
 }
