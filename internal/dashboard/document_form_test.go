@@ -1,0 +1,215 @@
+package dashboard_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/einvoice/einvoice/client"
+)
+
+// invoiceForm is a filled create form of one line: 3 x 10.00 at 8 % sales
+// tax (payable 32.40).
+func invoiceForm(csrf, buyerID, serial string) url.Values {
+	return url.Values{"csrf": {csrf}, "type": {"invoice"}, "lines": {"1"}, "op": {"save"},
+		"buyerId": {buyerID}, "invoiceSerialNumber": {serial}, "currencyCode": {"MYR"},
+		"invoiceLines.0.classifications.0": {"001"}, "invoiceLines.0.productDescription": {"Widget"},
+		"invoiceLines.0.quantity": {"3"}, "invoiceLines.0.unitCode": {"H87"}, "invoiceLines.0.unitPrice": {"10.00"},
+		"invoiceLines.0.invoiceLineTaxes.0.taxType": {"01"}, "invoiceLines.0.invoiceLineTaxes.0.taxRate": {"8"}}
+}
+
+var locationID = regexp.MustCompile(`^/app/documents/([^/]+)$`)
+
+// TestDocumentFormCreate: every kind's form; the totals the service
+// computes (those of the API); a number that does not read and a missing
+// buyer refused beside their inputs, what was typed kept; lines added and
+// removed without script; saved, the document is the API's.
+func TestDocumentFormCreate(t *testing.T) {
+	f := newFixture(t)
+	buyer := f.buyer(t, f.key, "Hebat <b>Group</b>")
+	b := f.browser(t)
+	b.signIn(f.key)
+	if p := b.get("/app/documents"); !strings.Contains(p.body, `href="/app/documents/new"`) {
+		t.Errorf("no New document link on the list")
+	}
+	for _, kind := range []string{"invoice", "credit_note", "debit_note", "refund_note", "consolidated_invoice",
+		"self_billed_invoice", "self_billed_credit_note", "self_billed_debit_note", "self_billed_refund_note"} {
+		p := b.get("/app/documents/new?type=" + kind)
+		if p.status != http.StatusOK || !strings.Contains(p.body, `name="invoiceLines.0.quantity"`) {
+			t.Fatalf("new %s = %d:\n%s", kind, p.status, p.body)
+		}
+		note := strings.Contains(kind, "note")
+		if note != strings.Contains(p.body, `name="documentReferences.0.uuid"`) {
+			t.Errorf("new %s: references shown = %v", kind, !note)
+		}
+		if strings.HasPrefix(kind, "self_billed") != strings.Contains(p.body, `name="onBehalfSellerId"`) {
+			t.Errorf("new %s: on-behalf seller field wrong", kind)
+		}
+	}
+	if p := b.get("/app/documents/new?type=bogus"); p.status != http.StatusNotFound {
+		t.Errorf("new bogus = %d", p.status)
+	}
+	p := b.get("/app/documents/new")
+	if !strings.Contains(p.body, "Hebat &lt;b&gt;Group&lt;/b&gt;") || strings.Contains(p.body, "<b>Group") {
+		t.Errorf("the buyer's name is not escaped in the form")
+	}
+	csrf := b.csrf("/app/documents/new")
+
+	// The totals as one types: the preview fragment.
+	form := invoiceForm(csrf, buyer, "F-001")
+	p = b.post("/app/documents/preview", form)
+	if p.status != http.StatusOK || !strings.Contains(p.body, `id="t-payable">MYR 32.40<`) || strings.Contains(p.body, "<html") {
+		t.Fatalf("preview = %d:\n%s", p.status, p.body)
+	}
+	// Without script: Compute totals re-renders the whole form.
+	form.Set("op", "compute")
+	if p = b.post("/app/documents/new?type=invoice", form); p.status != http.StatusOK || !strings.Contains(p.body, "MYR 32.40") {
+		t.Fatalf("compute = %d:\n%s", p.status, p.body)
+	}
+
+	// Add a line, then remove the first: the second moves up.
+	form.Set("op", "add")
+	p = b.post("/app/documents/new?type=invoice", form)
+	if !strings.Contains(p.body, `name="invoiceLines.1.quantity"`) || !strings.Contains(p.body, `name="lines" value="2"`) {
+		t.Fatalf("add a line:\n%s", p.body)
+	}
+	two := invoiceForm(csrf, buyer, "F-001")
+	two.Set("lines", "2")
+	two.Set("invoiceLines.1.productDescription", "Second")
+	two.Set("op", "remove-0")
+	p = b.post("/app/documents/new?type=invoice", two)
+	if !strings.Contains(p.body, `name="invoiceLines.0.productDescription" type="text" value="Second"`) || strings.Contains(p.body, `invoiceLines.1.quantity`) {
+		t.Fatalf("remove line 1:\n%s", p.body)
+	}
+
+	// Refused: beside the inputs, what was typed kept, nothing stored.
+	bad := invoiceForm(csrf, "", "F-001")
+	bad.Set("invoiceLines.0.quantity", "three")
+	bad.Set("invoiceLines.0.productDescription", "<script>alert(1)</script>")
+	p = b.post("/app/documents/new?type=invoice", bad)
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="e-invoiceLines.0.quantity"`) || !strings.Contains(p.body, `value="three"`) {
+		t.Fatalf("bad quantity = %d:\n%s", p.status, p.body)
+	}
+	if !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") || strings.Contains(p.body, "<script>alert(1)") {
+		t.Errorf("the description is not escaped")
+	}
+	bad.Set("invoiceLines.0.quantity", "3")
+	p = b.post("/app/documents/new?type=invoice", bad)
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="e-buyerId"`) {
+		t.Fatalf("no buyer = %d:\n%s", p.status, p.body)
+	}
+	bad.Set("buyerId", buyer)
+	bad.Set("invoiceLines.0.unitCode", "NOPE")
+	p = b.post("/app/documents/new?type=invoice", bad)
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="e-invoiceLines.0.unitCode"`) || !strings.Contains(p.body, `value="NOPE"`) {
+		t.Fatalf("bad unit = %d:\n%s", p.status, p.body)
+	}
+	if list, _ := f.api(f.key).Documents.List(t.Context(), nil); list != nil && len(list.Items) != 0 {
+		t.Fatalf("a refused form stored %d documents", len(list.Items))
+	}
+
+	// Saved: the document is the API's, with the API's amounts.
+	form.Set("op", "save")
+	p = b.post("/app/documents/new?type=invoice", form)
+	m := locationID.FindStringSubmatch(p.header.Get("Location"))
+	if p.status != http.StatusSeeOther || m == nil {
+		t.Fatalf("save = %d %q:\n%s", p.status, p.header.Get("Location"), p.body)
+	}
+	doc, err := f.api(f.key).Documents.Get(t.Context(), m[1])
+	if err != nil || doc.TotalPayableAmount != "32.40" || doc.InvoiceSerialNumber != "F-001" || doc.Status != client.StatusDraft {
+		t.Fatalf("saved document: %+v, %v", doc, err)
+	}
+	// The same serial again: refused beside the serial number.
+	p = b.post("/app/documents/new?type=invoice", form)
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="e-invoiceSerialNumber"`) {
+		t.Errorf("duplicate serial = %d:\n%s", p.status, p.body)
+	}
+}
+
+// TestDocumentFormEdit: the form filled with the document, saved through
+// the update use case; a Valid document is not editable and says why;
+// another tenant's document is a 404; a read-only key and a POST without
+// the CSRF token are refused.
+func TestDocumentFormEdit(t *testing.T) {
+	f := newFixture(t, "--sandbox-delay", "0")
+	buyer := f.buyer(t, f.key, "Hebat Group")
+	id := f.invoice(t, f.key, buyer, "E-001")
+	b := f.browser(t)
+	b.signIn(f.key)
+	doc := "/app/documents/" + id
+	if p := b.get(doc); !strings.Contains(p.body, `href="`+doc+`/edit"`) {
+		t.Fatalf("no Edit link on a draft's page")
+	}
+	p := b.get(doc + "/edit")
+	if p.status != http.StatusOK || !strings.Contains(p.body, `value="E-001"`) || !strings.Contains(p.body, `name="invoiceLines.0.unitPrice" type="text" value="50.00"`) {
+		t.Fatalf("edit = %d:\n%s", p.status, p.body)
+	}
+	csrf := b.csrf(doc + "/edit")
+	form := invoiceForm(csrf, buyer, "E-001")
+	form.Set("invoiceLines.0.quantity", "5")
+	if p := b.post(doc+"/edit", url.Values{"op": {"save"}, "lines": {"1"}}); p.status != http.StatusForbidden {
+		t.Errorf("edit without CSRF = %d, want 403", p.status)
+	}
+	if p := b.post(doc+"/edit", form); p.status != http.StatusSeeOther || p.header.Get("Location") != doc {
+		t.Fatalf("save edit = %d %q:\n%s", p.status, p.header.Get("Location"), p.body)
+	}
+	if d, _ := f.api(f.key).Documents.Get(t.Context(), id); d.TotalPayableAmount != "54.00" {
+		t.Errorf("after the edit: payable %s, want 54.00", d.TotalPayableAmount)
+	}
+
+	// Another tenant's document: 404 for the form and its POST.
+	_, otherKey := f.newTenant(t, "Other")
+	other := f.invoice(t, otherKey, f.buyer(t, otherKey, "Theirs"), "O-001")
+	if p := b.get("/app/documents/" + other + "/edit"); p.status != http.StatusNotFound {
+		t.Errorf("another tenant's edit = %d, want 404", p.status)
+	}
+	if p := b.post("/app/documents/"+other+"/edit", form); p.status != http.StatusNotFound {
+		t.Errorf("another tenant's edit POST = %d, want 404", p.status)
+	}
+
+	// Read-only: no controls, POSTs refused.
+	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	rb := f.browser(t)
+	rb.signIn(ro)
+	if p := rb.get(doc); strings.Contains(p.body, doc+"/edit") {
+		t.Errorf("a read-only key sees the Edit link")
+	}
+	if p := rb.get("/app/documents"); strings.Contains(p.body, "/app/documents/new") {
+		t.Errorf("a read-only key sees New document")
+	}
+	if p := rb.get("/app/documents/new"); p.status != http.StatusForbidden {
+		t.Errorf("read-only new = %d, want 403", p.status)
+	}
+	if p := rb.get(doc + "/edit"); p.status != http.StatusForbidden {
+		t.Errorf("read-only edit = %d, want 403", p.status)
+	}
+	rcsrf := rb.csrf(doc)
+	for _, path := range []string{doc + "/edit", "/app/documents/new?type=invoice", "/app/documents/preview"} {
+		form := invoiceForm(rcsrf, buyer, "R-001")
+		if p := rb.post(path, form); p.status != http.StatusForbidden {
+			t.Errorf("read-only POST %s = %d, want 403", path, p.status)
+		}
+	}
+
+	// Valid: not editable, and the page says why.
+	api := f.api(f.key)
+	if _, err := api.Documents.Validate(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Documents.Submit(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	f.waitStatus(t, id, client.StatusValid)
+	if p := b.get(doc); strings.Contains(p.body, doc+"/edit") {
+		t.Errorf("a Valid document's page links to Edit")
+	}
+	p = b.get(doc + "/edit")
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "only draft, ready or Invalid documents can be updated") {
+		t.Errorf("edit of a Valid document = %d:\n%s", p.status, p.body)
+	}
+	if p := b.post(doc+"/edit", form); p.status != http.StatusUnprocessableEntity {
+		t.Errorf("save of a Valid document = %d, want 422", p.status)
+	}
+}
