@@ -22,7 +22,7 @@ import (
 
 // lineFields are the inputs of one line, after "invoiceLines.N.".
 var lineFields = []string{"classifications.0", "productDescription", "quantity", "unitCode", "unitPrice",
-	"discountRate", "invoiceLineTaxes.0.taxType", "invoiceLineTaxes.0.taxRate", "invoiceLineTaxes.0.exemptionReason"}
+	"discountRate", "invoiceLineTaxes.0.taxType", "invoiceLineTaxes.0.taxRate", "invoiceLineTaxes.0.exemptionReason", "from"}
 
 // headerFields are the document's own inputs.
 var headerFields = []string{"buyerId", "onBehalfSellerId", "invoiceSerialNumber", "currencyCode", "exchangeRate",
@@ -78,7 +78,7 @@ func (d *Dashboard) newDocument(w http.ResponseWriter, r *http.Request, u *user)
 		return
 	}
 	vals := map[string]string{"currencyCode": "MYR", lineName(0, "quantity"): "1", lineName(0, "unitCode"): "C62"}
-	d.renderDocForm(w, r, u, http.StatusOK, info, "", &form{Values: vals}, 1)
+	d.renderDocForm(w, r, u, http.StatusOK, info, nil, &form{Values: vals}, 1)
 }
 
 // createDocument is the create form's POST: save, or compute the totals,
@@ -105,7 +105,7 @@ func (d *Dashboard) editDocument(w http.ResponseWriter, r *http.Request, u *user
 	}
 	info, _ := einvoice.InfoOf(doc.Kind)
 	vals := valuesOf(doc)
-	d.renderDocForm(w, r, u, http.StatusOK, info, doc.ID, &form{Values: vals}, max(len(doc.Lines), 1))
+	d.renderDocForm(w, r, u, http.StatusOK, info, doc, &form{Values: vals}, max(len(doc.Lines), 1))
 }
 
 // updateDocument is the edit form's POST.
@@ -124,10 +124,6 @@ func (d *Dashboard) updateDocument(w http.ResponseWriter, r *http.Request, u *us
 // else (Enter, "Compute totals") shows the form again with its totals.
 func (d *Dashboard) docFormPost(w http.ResponseWriter, r *http.Request, u *user, info einvoice.KindInfo, old *einvoice.Document) {
 	vals, n := postedValues(r)
-	id := ""
-	if old != nil {
-		id = old.ID
-	}
 	op := r.PostFormValue("op")
 	switch {
 	case op == "add" && n < einvoice.MaxLines:
@@ -143,7 +139,7 @@ func (d *Dashboard) docFormPost(w http.ResponseWriter, r *http.Request, u *user,
 		d.saveDocument(w, r, u, info, old, vals, n)
 		return
 	}
-	d.renderDocForm(w, r, u, http.StatusOK, info, id, &form{Values: vals}, n)
+	d.renderDocForm(w, r, u, http.StatusOK, info, old, &form{Values: vals}, n)
 }
 
 // saveDocument creates or updates the document of the form through the
@@ -151,6 +147,9 @@ func (d *Dashboard) docFormPost(w http.ResponseWriter, r *http.Request, u *user,
 // its input and what was typed kept.
 func (d *Dashboard) saveDocument(w http.ResponseWriter, r *http.Request, u *user, info einvoice.KindInfo, old *einvoice.Document, vals map[string]string, n int) {
 	doc, ferrs := documentOf(vals, info, n)
+	if old != nil {
+		keepUnshown(doc, old, vals)
+	}
 	var err error
 	if len(ferrs) > 0 {
 		err = ferrs.Err()
@@ -166,11 +165,7 @@ func (d *Dashboard) saveDocument(w http.ResponseWriter, r *http.Request, u *user
 	if err != nil {
 		f := formOf(r, err)
 		f.Values = vals
-		id := ""
-		if old != nil {
-			id = old.ID
-		}
-		d.renderDocForm(w, r, u, http.StatusUnprocessableEntity, info, id, f, n)
+		d.renderDocForm(w, r, u, http.StatusUnprocessableEntity, info, old, f, n)
 		return
 	}
 	redirectFlash(w, r, "/app/documents/"+doc.ID, "ok", "Saved: the document is a draft; validate it when it is complete.")
@@ -185,7 +180,11 @@ func (d *Dashboard) previewDocument(w http.ResponseWriter, r *http.Request, u *u
 		return
 	}
 	vals, n := postedValues(r)
-	doc := d.preview(r, u, info, vals, n)
+	var old *einvoice.Document
+	if id := vals["id"]; id != "" {
+		old, _, _ = d.svc.GetDocument(r.Context(), u.tenant(), id) // another tenant's: nil, nothing kept
+	}
+	doc := d.preview(r, u, info, old, vals, n)
 	t := d.pages.byName["document_form"]
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := t.ExecuteTemplate(w, "doctotals", docFormData{Kind: info, Doc: doc}); err != nil {
@@ -193,10 +192,14 @@ func (d *Dashboard) previewDocument(w http.ResponseWriter, r *http.Request, u *u
 	}
 }
 
-// preview computes the form's amounts through the service; inputs that
-// do not parse count as absent.
-func (d *Dashboard) preview(r *http.Request, u *user, info einvoice.KindInfo, vals map[string]string, n int) *einvoice.Document {
+// preview computes the form's amounts through the service (with what
+// the form does not show of old, the document edited); inputs that do not
+// parse count as absent.
+func (d *Dashboard) preview(r *http.Request, u *user, info einvoice.KindInfo, old *einvoice.Document, vals map[string]string, n int) *einvoice.Document {
 	doc, _ := documentOf(vals, info, n)
+	if old != nil {
+		keepUnshown(doc, old, vals)
+	}
 	out, err := d.svc.PreviewDocument(r.Context(), u.tenant(), info.Kind, doc)
 	if out == nil {
 		if err != nil {
@@ -210,7 +213,11 @@ func (d *Dashboard) preview(r *http.Request, u *user, info einvoice.KindInfo, va
 
 // renderDocForm renders the form with n lines and the totals of what it
 // holds.
-func (d *Dashboard) renderDocForm(w http.ResponseWriter, r *http.Request, u *user, status int, info einvoice.KindInfo, id string, f *form, n int) {
+func (d *Dashboard) renderDocForm(w http.ResponseWriter, r *http.Request, u *user, status int, info einvoice.KindInfo, old *einvoice.Document, f *form, n int) {
+	id := ""
+	if old != nil {
+		id = old.ID
+	}
 	data := docFormData{Kind: info, ID: id, Action: "/app/documents/new?type=" + string(info.Kind), Kinds: einvoice.Kinds}
 	title := "New " + strings.ToLower(kindLabel(info.Kind))
 	if id != "" {
@@ -232,7 +239,7 @@ func (d *Dashboard) renderDocForm(w http.ResponseWriter, r *http.Request, u *use
 	for i := range n {
 		data.Lines = append(data.Lines, i)
 	}
-	data.Doc = d.preview(r, u, info, f.Values, n)
+	data.Doc = d.preview(r, u, info, old, f.Values, n)
 	data.Others = otherErrors(f.Errors, n)
 	if f.Values == nil {
 		f.Values = map[string]string{}
@@ -388,6 +395,7 @@ func valuesOf(d *einvoice.Document) map[string]string {
 		v["documentReferences.0.referenceNumber"], v["documentReferences.0.uuid"] = d.References[0].ReferenceNumber, d.References[0].UUID
 	}
 	for i, l := range d.Lines {
+		v[lineName(i, "from")] = strconv.Itoa(i)
 		if len(l.Classifications) > 0 {
 			v[lineName(i, "classifications.0")] = l.Classifications[0]
 		}

@@ -213,3 +213,55 @@ func TestDocumentFormEdit(t *testing.T) {
 		t.Errorf("save of a Valid document = %d, want 422", p.status)
 	}
 }
+
+// TestDocumentFormEditKeeps: an edit through the form keeps what the form
+// does not show (a line's second tax, its tariff code, the billing
+// period, the Incoterms), also after a line above it is removed; the
+// totals count the kept tax.
+func TestDocumentFormEditKeeps(t *testing.T) {
+	f := newFixture(t)
+	buyer := f.buyer(t, f.key, "Hebat Group")
+	line := func(desc string) client.Line {
+		return client.Line{Classifications: []string{"001"}, ProductDescription: desc, Quantity: "1", UnitCode: "H87", UnitPrice: "100.00",
+			TariffCode: "9800.00.0010", Taxes: []client.LineTax{{TaxType: "01", TaxRate: "10"}, {TaxType: "02", TaxRate: "6"}}}
+	}
+	d, err := f.api(f.key).Documents.Create(t.Context(), &client.Document{BuyerID: buyer, InvoiceSerialNumber: "K-001", CurrencyCode: "MYR",
+		AutoCalculate: true, Incoterms: "CIF", InvoicePeriod: &client.InvoicePeriod{FrequencyOfBilling: "Monthly", BillingPeriodStartDate: "2026-01-01", BillingPeriodEndDate: "2026-01-31"},
+		Lines: []client.Line{line("First"), line("Second")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.browser(t)
+	b.signIn(f.key)
+	edit := "/app/documents/" + d.ID + "/edit"
+	p := b.get(edit)
+	if !strings.Contains(p.body, "MYR 232.00") {
+		t.Fatalf("the edit form's totals miss the second tax:\n%s", p.body)
+	}
+	form := url.Values{"csrf": {b.csrf(edit)}, "type": {"invoice"}, "id": {d.ID}}
+	for _, m := range regexp.MustCompile(`name="([^"]+)" (?:type="[a-z]+" )?value="([^"]*)"`).FindAllStringSubmatch(p.body, -1) {
+		if m[1] != "csrf" && m[1] != "op" {
+			form.Set(m[1], m[2])
+		}
+	}
+	form.Set("invoiceLines.0.invoiceLineTaxes.0.taxType", "01")
+	form.Set("invoiceLines.1.invoiceLineTaxes.0.taxType", "01")
+	form.Set("buyerId", buyer)
+	form.Set("op", "remove-0")
+	p = b.post(edit, form)
+	if !strings.Contains(p.body, `name="invoiceLines.0.from" value="1"`) || !strings.Contains(p.body, "MYR 116.00") {
+		t.Fatalf("after removing line 1:\n%s", p.body)
+	}
+	form.Set("op", "save")
+	form.Set("lines", "1")
+	form.Set("invoiceLines.0.productDescription", "Second")
+	form.Set("invoiceLines.0.from", "1")
+	if p := b.post(edit, form); p.status != http.StatusSeeOther {
+		t.Fatalf("save = %d:\n%s", p.status, p.body)
+	}
+	got, err := f.api(f.key).Documents.Get(t.Context(), d.ID)
+	if err != nil || len(got.Lines) != 1 || len(got.Lines[0].Taxes) != 2 || got.Lines[0].TariffCode != "9800.00.0010" ||
+		got.Incoterms != "CIF" || got.InvoicePeriod == nil || got.TotalPayableAmount != "116.00" {
+		t.Fatalf("after the edit: %+v, %v", got, err)
+	}
+}
