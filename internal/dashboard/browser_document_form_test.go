@@ -66,10 +66,18 @@ func TestBrowserDocumentFlow(t *testing.T) {
 	c := newChrome(t, f.svc.URL)
 	c.signIn(f.key)
 	c.visit("/app/documents/new?type=invoice", "new-invoice")
-	c.run(chromedp.SetValue(byName("buyerId"), buyer, chromedp.ByQuery),
-		chromedp.SendKeys(byName("invoiceSerialNumber"), "WEB-001", chromedp.ByQuery))
+	c.run(chromedp.SendKeys(byName("invoiceSerialNumber"), "WEB-001", chromedp.ByQuery))
 	c.fillLine("Widget <b>bold</b>")
 	c.waitText("#t-payable", "MYR 10.80")
+	// Saved without a buyer: refused beside it, what was typed kept.
+	c.run(chromedp.Click(`button[value="save"]`, chromedp.ByQuery), chromedp.WaitVisible("#e-buyerId", chromedp.ByQuery))
+	c.screenshot("refused-beside-the-field")
+	var kept string
+	c.run(chromedp.Value(byName("invoiceLines.0.productDescription"), &kept, chromedp.ByQuery))
+	if kept != "Widget <b>bold</b>" {
+		t.Errorf("after a refused save the description is %q", kept)
+	}
+	c.run(chromedp.SetValue(byName("buyerId"), buyer, chromedp.ByQuery))
 	c.screenshot("totals-quantity-1")
 	c.run(chromedp.Evaluate(`document.querySelector('[name="invoiceLines.0.quantity"]').value = ""`, nil),
 		chromedp.SendKeys(byName("invoiceLines.0.quantity"), "3", chromedp.ByQuery))
@@ -90,6 +98,12 @@ func TestBrowserDocumentFlow(t *testing.T) {
 		t.Fatalf("saved %s: %+v, %v", doc, saved, err)
 	}
 
+	c.run(chromedp.Click(`a[href$="/edit"]`, chromedp.ByQuery), chromedp.WaitVisible(byName("invoiceSerialNumber"), chromedp.ByQuery))
+	c.screenshot("edit")
+	if got := c.text("#t-payable"); got != "MYR 32.40" {
+		t.Errorf("the edit form's totals: %q", got)
+	}
+	c.visit(doc, "draft")
 	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
 	c.screenshot("validated")
 	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))

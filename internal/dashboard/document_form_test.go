@@ -55,7 +55,19 @@ func TestDocumentFormCreate(t *testing.T) {
 	if !strings.Contains(p.body, "Hebat &lt;b&gt;Group&lt;/b&gt;") || strings.Contains(p.body, "<b>Group") {
 		t.Errorf("the buyer's name is not escaped in the form")
 	}
+	// By keyboard: Enter in an input submits the form's first button,
+	// which computes the totals (never a line's Remove).
+	if m := regexp.MustCompile(`<button type="submit" name="op" value="([a-z0-9-]+)"`).FindStringSubmatch(p.body); m == nil || m[1] != "compute" {
+		t.Errorf("the form's first submit button: %v", m)
+	}
 	csrf := b.csrf("/app/documents/new")
+	for _, path := range []string{"/app/documents/new?type=invoice", "/app/documents/preview"} {
+		form := invoiceForm("", buyer, "X-001")
+		form.Del("csrf")
+		if p := b.post(path, form); p.status != http.StatusForbidden {
+			t.Errorf("POST %s without the CSRF token = %d, want 403", path, p.status)
+		}
+	}
 
 	// The totals as one types: the preview fragment.
 	form := invoiceForm(csrf, buyer, "F-001")
