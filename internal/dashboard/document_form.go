@@ -36,7 +36,9 @@ type docFormData struct {
 	Action, ID string
 	// Parties are the buyers (or, self-billed, the sellers) to choose from.
 	Parties []*einvoice.Party
-	Lines   []int
+	// MoreParties: the tenant has more than the list shows.
+	MoreParties bool
+	Lines       []int
 	// Doc holds the amounts computed by the service, for the totals.
 	Doc *einvoice.Document
 	// Others are the errors of no input on the form, with their path.
@@ -235,6 +237,13 @@ func (d *Dashboard) renderDocForm(w http.ResponseWriter, r *http.Request, u *use
 			return
 		}
 		data.Parties = page.Items
+		// The chosen one beyond the first page (an edit): listed too.
+		if cur := f.Value(pf); cur != "" && !slices.ContainsFunc(data.Parties, func(p *einvoice.Party) bool { return p.ID == cur }) {
+			if p, err := d.svc.GetParty(r.Context(), u.tenant(), kind, cur); err == nil {
+				data.Parties = append(data.Parties, p)
+			}
+		}
+		data.MoreParties = page.Total > len(page.Items)
 	}
 	for i := range n {
 		data.Lines = append(data.Lines, i)
