@@ -19,6 +19,9 @@ type documentData struct {
 	CanValidate, CanSubmit, CanCancel bool
 	HasQR                             bool
 	Cancel                            *form
+
+	// CanEdit: draft, ready or Invalid, editable through the form.
+	CanEdit bool
 }
 
 // historyEntry is one event and who caused it.
@@ -58,6 +61,7 @@ func (d *Dashboard) renderDocument(w http.ResponseWriter, r *http.Request, u *us
 		}
 		data.History = append(data.History, historyEntry{Event: e, By: by})
 	}
+	data.CanEdit = v.Doc.Status.Editable()
 	switch v.Doc.Status {
 	case einvoice.StatusDraft, einvoice.StatusInvalid:
 		data.CanValidate = true

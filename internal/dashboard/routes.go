@@ -44,6 +44,12 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST /app/webhooks/{id}/rotate", d.write(d.rotateWebhook))
 	d.mux.Handle("POST /app/webhooks/{id}/test", d.write(d.testWebhook))
 	d.mux.Handle("POST /app/webhooks/{id}/deliveries/{delivery}/redeliver", d.write(d.redeliver))
+	// Part B: the create and edit forms of a document, with live totals.
+	d.mux.Handle("GET /app/documents/new", d.page(d.newDocument))
+	d.mux.Handle("POST /app/documents/new", d.write(d.createDocument))
+	d.mux.Handle("POST /app/documents/preview", d.write(d.previewDocument))
+	d.mux.Handle("GET /app/documents/{id}/edit", d.page(d.editDocument))
+	d.mux.Handle("POST /app/documents/{id}/edit", d.write(d.updateDocument))
 
 	// Everything else under /app: our own 404 page.
 	d.mux.HandleFunc("/app/", d.notFound)
