@@ -159,3 +159,21 @@ func TestSellerForms(t *testing.T) {
 		t.Errorf("a seller shows among the buyers:\n%s", p.body)
 	}
 }
+
+// TestBuyersPaged: 26 buyers make two pages, the search kept in the links.
+func TestBuyersPaged(t *testing.T) {
+	f := newFixture(t)
+	for i := range 26 {
+		f.buyer(t, f.key, "Kedai "+strings.Repeat("x", i+1))
+	}
+	b := f.browser(t)
+	b.signIn(f.key)
+	p := b.get("/app/buyers?search=kedai")
+	if !strings.Contains(p.body, "26 buyers") || !strings.Contains(p.body, "Page 1 of 2") || !strings.Contains(p.body, `href="?page=2&amp;search=kedai"`) {
+		t.Fatalf("first page:\n%s", p.body)
+	}
+	p = b.get("/app/buyers?page=2&search=kedai")
+	if n := strings.Count(p.body, `<a href="/app/buyers/`); n != 1 || !strings.Contains(p.body, "Page 2 of 2") {
+		t.Errorf("second page has %d rows:\n%s", n, p.body)
+	}
+}
