@@ -148,7 +148,8 @@ func TestSellerForms(t *testing.T) {
 	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/app/sellers/") {
 		t.Fatalf("create seller = %d:\n%s", p.status, p.body)
 	}
-	p = b.get(p.header.Get("Location"))
+	created := p.header.Get("Location")
+	p = b.get(created)
 	if !strings.Contains(p.body, "Growing of maize") || !strings.Contains(p.body, "Pembekal &lt;i&gt;Kecil&lt;/i&gt;") {
 		t.Errorf("seller page:\n%s", p.body)
 	}
@@ -157,6 +158,22 @@ func TestSellerForms(t *testing.T) {
 	}
 	if p := b.get("/app/buyers"); !strings.Contains(p.body, "0 buyers") {
 		t.Errorf("a seller shows among the buyers:\n%s", p.body)
+	}
+	sellerID := strings.TrimPrefix(created, "/app/sellers/")
+	_, other := f.newTenant(t, "Other")
+	ob := f.browser(t)
+	ob.signIn(other)
+	ocsrf := ob.csrf("/app/sellers")
+	for _, path := range []string{"/app/sellers/" + sellerID, "/app/sellers/" + sellerID + "/edit", "/app/buyers/" + sellerID} {
+		if p := ob.get(path); p.status != http.StatusNotFound {
+			t.Errorf("another tenant's GET %s = %d, want 404", path, p.status)
+		}
+	}
+	if p := ob.post("/app/sellers/"+sellerID+"/delete", url.Values{"csrf": {ocsrf}}); p.status != http.StatusNotFound {
+		t.Errorf("another tenant's delete = %d, want 404", p.status)
+	}
+	if p := b.post(created, buyerForm("", "No token")); p.status != http.StatusForbidden {
+		t.Errorf("no CSRF token = %d, want 403", p.status)
 	}
 }
 

@@ -144,6 +144,11 @@ func TestAuthorityForm(t *testing.T) {
 		t.Fatalf("a refused form changed the settings: %+v", got.Authority)
 	}
 
+	noToken := url.Values{"authority.environment": {"sandbox"}, "authority.mode": {"taxpayer"}, "authority.clientId": {"x"}}
+	if p := b.postFiles("/app/profile/authority", noToken, nil); p.status != http.StatusForbidden {
+		t.Errorf("no CSRF token = %d, want 403", p.status)
+	}
+
 	cert, key := testcert.New(t, prof.Name, prof.TIN)
 	p = b.postFiles("/app/profile/authority", fields, map[string][2]string{"certificate": {"both.pem", cert + key}})
 	if p.status != http.StatusSeeOther {
