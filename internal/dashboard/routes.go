@@ -50,6 +50,20 @@ func (d *Dashboard) routes() {
 	d.mux.Handle("POST /app/documents/preview", d.write(d.previewDocument))
 	d.mux.Handle("GET /app/documents/{id}/edit", d.page(d.editDocument))
 	d.mux.Handle("POST /app/documents/{id}/edit", d.write(d.updateDocument))
+	// Part C: buyers, on-behalf sellers, the profile and the tax-authority settings.
+	for _, k := range []partyPage{buyerPages, sellerPages} {
+		d.mux.Handle("GET "+k.Path(), d.page(d.listParties(k)))
+		d.mux.Handle("GET "+k.Path()+"/new", d.page(d.newParty(k)))
+		d.mux.Handle("POST "+k.Path(), d.write(d.saveParty(k)))
+		d.mux.Handle("GET "+k.Path()+"/{id}", d.page(d.showParty(k)))
+		d.mux.Handle("GET "+k.Path()+"/{id}/edit", d.page(d.editParty(k)))
+		d.mux.Handle("POST "+k.Path()+"/{id}", d.write(d.saveParty(k)))
+		d.mux.Handle("POST "+k.Path()+"/{id}/delete", d.write(d.deleteParty(k)))
+	}
+	d.mux.Handle("GET /app/profile", d.page(d.profile))
+	d.mux.Handle("POST /app/profile", d.write(d.saveProfile))
+	d.mux.Handle("GET /app/profile/check", d.page(d.profileCheck))
+	d.mux.Handle("POST /app/profile/authority", d.write(d.saveAuthority))
 
 	// Everything else under /app: our own 404 page.
 	d.mux.HandleFunc("/app/", d.notFound)
