@@ -23,29 +23,9 @@ ENGINE=${ENGINE:-sqlite}
 DOCS=${READS_DOCS:-100000}
 DUR=${READS_DURATION:-8}
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
-for c in wrk jq curl; do command -v $c >/dev/null || { echo "reads.sh: needs $c (apt-get install $c)" >&2; exit 2; }; done
-
-work=$(mktemp -d) pids=() pg_db=
-cleanup() {
-	for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
-	for p in ${pids[@]+"${pids[@]}"}; do wait "$p" 2>/dev/null || true; done
-	[[ -n $pg_db ]] && psql -q "$PG/test" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/einvoice" ./cmd/einvoice
-go build -o "$work/bench" ./bench
-go build -o "$work/ceiling" ./bench/ceiling
-
-# port prints a loopback port nothing listens on.
-port() {
-	local p
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 12000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-	return 1
-}
+NAME=reads.sh
+# shellcheck source=bench/wrklib.sh
+. bench/wrklib.sh
 cport=$(port)
 "$work/ceiling" -addr "127.0.0.1:$cport" & pids+=($!) cpid=$!
 if [[ ${READS_SKIP_SEED:-} == 1 ]]; then
@@ -76,8 +56,6 @@ buyer=$(curl -sf -H "$H" "$url/api/v1/buyers?per_page=1" | jq -r '.data[0].id')
 inv=$(curl -sf -H "$H" "$url/api/v1/invoices?per_page=1" | jq -r '.data[0].id')
 total=$(curl -sf -H "$H" "$url/api/v1/invoices?per_page=1" | jq -r '.meta.total')
 
-# cpu PID: the process's user+system CPU in clock ticks.
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # run NAME PID URL: wrk at c=32 then c=4; prints one table row.
 run() {
 	local name=$1 pid=$2 u=$3 out c0 c1 rps reqs p99 errs

@@ -16,26 +16,9 @@ cd "$(dirname "$0")/.."
 ENGINE=${ENGINE:-sqlite}
 DUR=${WRITES_DURATION:-10}
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
-for c in wrk jq curl; do command -v $c >/dev/null || { echo "writes.sh: needs $c (apt-get install $c)" >&2; exit 2; }; done
-work=$(mktemp -d) pids=() pg_db=
-cleanup() {
-	for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
-	for p in ${pids[@]+"${pids[@]}"}; do wait "$p" 2>/dev/null || true; done
-	[[ -n $pg_db ]] && psql -q "$PG/test" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/einvoice" ./cmd/einvoice
-go build -o "$work/bench" ./bench
-go build -o "$work/ceiling" ./bench/ceiling
-port() {
-	local p
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 12000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-	return 1
-}
+NAME=writes.sh
+# shellcheck source=bench/wrklib.sh
+. bench/wrklib.sh
 case $ENGINE in
 sqlite)
 	mkdir "$work/fsync"
@@ -60,7 +43,6 @@ url=http://127.0.0.1:$sport
 key=$(grep -Eo 'eik_[A-Za-z0-9_-]{20,}' "$work/out" | head -1)
 buyer=$(curl -sf -H "Authorization: Bearer $key" -H 'Content-Type: application/json' "$url/api/v1/buyers" \
 	-d '{"name":"Hebat Group","tin":"C21638015020","idType":"BRN","idValue":"201901234567","address":{"line1":"Lot 66","city":"Kuala Lumpur","state":"14","postCode":"50480","countryCode":"MYS"},"contact":{"phone":"+60123456789","email":"ap@hebat.example"}}' | jq -r .data.id)
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run=$(date +%s)
 wrk -t2 -c16 -d2s -s bench/create.lua "$url/api/v1/invoices" -- "$key" "$buyer" "${run}w" >/dev/null # warm-up
 echo
