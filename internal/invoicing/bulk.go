@@ -42,6 +42,10 @@ type BulkPending struct {
 	Status einvoice.Status `json:"status"`
 }
 
+// bulkAtOnce is how many bulk submits a process builds and sends at once;
+// the others wait for their turn.
+const bulkAtOnce = 4
+
 // SubmitBulk submits up to 100 documents: ids that are unknown or not ready
 // are rejected one by one; the rest go out in as few submissions as the
 // authority's limits allow. An id given more than once is processed at its
@@ -53,6 +57,16 @@ func (s *Service) SubmitBulk(ctx context.Context, tenantID, keyID string, ids []
 	t, err := s.tenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
+	}
+	// A bulk holds up to 100 documents, their UBL and the submission being
+	// sent: a few MB. A client's submissions go out one by one at the
+	// authority's pace anyway, so more bulks at once only hold more memory
+	// while they wait for its budget.
+	select {
+	case s.bulkSlots <- struct{}{}:
+		defer func() { <-s.bulkSlots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for a bulk submit's turn: %w", ctx.Err())
 	}
 	res := &BulkResult{SubmissionUIDs: []string{}, Accepted: []BulkAccepted{}, Rejected: []BulkRejected{}, Pending: []BulkPending{}}
 	owner := s.newID()

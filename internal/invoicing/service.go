@@ -124,7 +124,10 @@ type Service struct {
 	receivedStates   sync.Map // tenant id -> *receivedState
 
 	keyCache sync.Map // [sha256.Size]byte -> cachedKey
-	signers  sync.Map // tenant id -> *signerEntry
+	// bulkSlots bounds the bulk submits this process builds at once
+	// (bulk.go).
+	bulkSlots chan struct{}
+	signers   sync.Map // tenant id -> *signerEntry
 
 	// idemPurged is when expired idempotency keys were last purged (unix
 	// nanoseconds).
@@ -174,7 +177,8 @@ func New(o Options) *Service {
 	}
 	return &Service{autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
 		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
-		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o)}
+		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o),
+		bulkSlots: make(chan struct{}, bulkAtOnce)}
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
