@@ -29,7 +29,7 @@ NAME=reads.sh
 cport=$(port)
 "$work/ceiling" -addr "127.0.0.1:$cport" & pids+=($!) cpid=$!
 if [[ ${READS_SKIP_SEED:-} == 1 ]]; then
-	url=$READS_URL key=$READS_KEY spid=$(pgrep -f "einvoice serve.*${url##*:}" | head -1)
+	url=$READS_URL key=$READS_KEY spid=$(pgrep -f "serve .*127.0.0.1:${url##*:}" | head -1)
 else
 	sport=$(port)
 	case $ENGINE in
