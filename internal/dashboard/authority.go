@@ -113,6 +113,12 @@ func readCertificate(r *http.Request, au *einvoice.Authority, fe einvoice.FieldE
 	}
 }
 
+// fileProblem is what is wrong with an uploaded file, in words shown
+// beside its input.
+type fileProblem string
+
+func (p fileProblem) Error() string { return string(p) }
+
 // formFile reads an uploaded file, nil when none was chosen.
 func formFile(r *http.Request, name string) ([]byte, error) {
 	f, h, err := r.FormFile(name)
@@ -120,18 +126,18 @@ func formFile(r *http.Request, name string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errors.New("The file could not be read: upload it again.")
+		return nil, fileProblem("The file could not be read: upload it again.")
 	}
 	defer func(f multipart.File) { _ = f.Close() }(f)
 	if h.Size == 0 {
 		return nil, nil
 	}
 	if h.Size > maxCertificateFile {
-		return nil, errors.New("The file is too large: a certificate file is at most 64 KiB.")
+		return nil, fileProblem("The file is too large: a certificate file is at most 64 KiB.")
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxCertificateFile+1))
 	if err != nil {
-		return nil, errors.New("The file could not be read: upload it again.")
+		return nil, fileProblem("The file could not be read: upload it again.")
 	}
 	return b, nil
 }
