@@ -122,6 +122,10 @@ type DocumentFilter struct {
 	Search string
 	From   time.Time
 	To     time.Time
+	// Total, when above 0, is how many documents the filter selects as the
+	// caller counted them a moment ago (CountDocumentsByStatus): the store
+	// reads the page without counting them again.
+	Total int
 	PageRequest
 }
 

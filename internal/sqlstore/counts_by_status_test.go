@@ -48,6 +48,11 @@ func testCountsByStatus(t *testing.T, dsn string) {
 			}
 		}
 	}
+	// A total the caller counted is taken as it is: the page is read without counting again.
+	p, err := s.ListDocuments(ctx, a.ID, einvoice.DocumentFilter{Status: einvoice.StatusDraft, Total: 3, PageRequest: einvoice.PageRequest{Page: 1, PerPage: 2}})
+	if err != nil || p.Total != 3 || len(p.Items) != 2 || p.LastPage() != 2 {
+		t.Errorf("with Total 3: total %d, %d items, last page %d (%v); want 3, 2, 2", p.Total, len(p.Items), p.LastPage(), err)
+	}
 	if got, _ := s.CountDocumentsByStatus(ctx, a.ID, einvoice.DocumentFilter{}); got[einvoice.StatusDraft] != 3 || got[einvoice.StatusValid] != 1 {
 		t.Errorf("counts %v, want 3 drafts and 1 Valid", got)
 	}

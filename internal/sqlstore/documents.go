@@ -354,8 +354,10 @@ func listDocumentRows[T any](ctx context.Context, s *Store, tenantID string, f e
 		return page, nil
 	}
 	cond, args := documentCond(tenantID, f)
-	if err := s.countDocuments(ctx, tenantID, f, cond, args).Scan(&page.Total); err != nil {
-		return page, fmt.Errorf("count documents: %w", err)
+	if page.Total = f.Total; page.Total <= 0 {
+		if err := s.countDocuments(ctx, tenantID, f, cond, args).Scan(&page.Total); err != nil {
+			return page, fmt.Errorf("count documents: %w", err)
+		}
 	}
 	if page.Total == 0 || f.Offset() >= page.Total {
 		return page, nil
