@@ -122,11 +122,12 @@ func (c *chrome) run(actions ...chromedp.Action) {
 	}
 }
 
-// visit opens path and saves its screenshot named name.
+// visit opens path, saves its screenshot named name and checks it with axe-core.
 func (c *chrome) visit(path, name string) {
 	c.t.Helper()
 	c.run(chromedp.Navigate(c.base + path))
 	c.screenshot(name)
+	c.checkA11y(path)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -20,7 +20,7 @@ func TestBrowserClickjacking(t *testing.T) {
 	f := newFixture(t)
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<!doctype html><h1>Win a prize</h1><iframe src="%s/app/signin" width="600" height="400"></iframe>`, f.svc.URL)
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Prize</title><h1>Win a prize</h1><iframe title="prize" src="%s/app/signin" width="600" height="400"></iframe>`, f.svc.URL)
 	}))
 	t.Cleanup(evil.Close)
 	c := newChrome(t, evil.URL)
