@@ -117,10 +117,16 @@ func (d *Dashboard) documentPDF(w http.ResponseWriter, r *http.Request, u *user)
 		d.renderError(w, r, u, err)
 		return
 	}
+	writeInlinePDF(w, f.Name, f.Body)
+}
+
+// writeInlinePDF answers a PDF to be shown inline, framable by our own
+// pages only.
+func writeInlinePDF(w http.ResponseWriter, name string, body []byte) {
 	setPDFFrameHeaders(w.Header())
 	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=%q", f.Name))
-	_, _ = w.Write(f.Body)
+	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=%q", name))
+	_, _ = w.Write(body)
 }
 
 // documentQR answers the QR code of a Valid document's validation link.

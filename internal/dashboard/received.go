@@ -125,10 +125,7 @@ func (d *Dashboard) receivedPDF(w http.ResponseWriter, r *http.Request, u *user)
 		d.renderError(w, r, u, err)
 		return
 	}
-	setPDFFrameHeaders(w.Header())
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=%q", f.Name))
-	_, _ = w.Write(f.Body)
+	writeInlinePDF(w, f.Name, f.Body)
 }
 
 // rejectReceived asks the authority to reject a received document with
