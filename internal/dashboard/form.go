@@ -86,3 +86,15 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *flash {
 	}
 	return &flash{Kind: kind, Message: msg}
 }
+
+// reasonForm is the form of a refused action that takes one reason
+// (cancel, reject): the service's message beside the reason when it names
+// no field, what was typed kept.
+func reasonForm(r *http.Request, err error) *form {
+	f := formOf(r, err)
+	if len(f.Errors) == 0 {
+		f.Errors = einvoice.FieldErrors{"reason": {f.Message}}
+		f.Message = ""
+	}
+	return f
+}

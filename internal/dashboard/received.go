@@ -139,11 +139,7 @@ func (d *Dashboard) rejectReceived(w http.ResponseWriter, r *http.Request, u *us
 		return
 	}
 	if err != nil {
-		f := formOf(r, err)
-		if len(f.Errors) == 0 {
-			f.Errors = einvoice.FieldErrors{"reason": {f.Message}}
-			f.Message = ""
-		}
+		f := reasonForm(r, err)
 		d.renderReceived(w, r, u, http.StatusUnprocessableEntity, f)
 		return
 	}
