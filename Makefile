@@ -32,7 +32,7 @@ fuzz:           ## fuzz the parsers (requests, money, UBL, signatures, the sandb
 	go test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime 60s -fuzzminimizetime 5s ./internal/dsig/
 	go test -run '^$$' -fuzz '^FuzzSubmit$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/sandbox/
 	go test -run '^$$' -fuzz '^FuzzReceipt$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/httpapi/
-	go test -run '^$$' -fuzz '^FuzzRequestForm$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/httpapi/
+	go test -run '^$$' -fuzz '^FuzzRequestForm$$' -fuzztime 60s -fuzzminimizetime 0 ./internal/requestpage/
 	go test -run '^$$' -fuzz '^FuzzConsolidation$$' -fuzztime 60s ./internal/einvoice/
 generate:       ## regenerate the reference lists (see internal/refdata/gen)
 	go generate ./internal/refdata/

@@ -14,10 +14,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/httpapi"
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/ratelimit"
 	"github.com/einvoice/einvoice/internal/sqlstore"
+	"github.com/einvoice/einvoice/internal/web"
 	"github.com/einvoice/einvoice/internal/webhook"
 )
 
@@ -72,13 +72,12 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		m.printDemoKey(t, key, cfg.Addr)
 	}
 	hookMetrics.watch(svc)
-	pageSecret, err := requestPageSecret(cfg, logger)
+	secret, err := webSecret(cfg, logger)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	handler := httpapi.New(httpapi.Options{Service: svc, Sandbox: auth.sandbox, Limiter: limiter, Logger: logger, Registry: reg,
-		PageSecret: pageSecret, Dashboard: newDashboard(svc, pageSecret, m.now(), logger)})
+	handler := routes(surfaces{svc: svc, sandbox: auth.sandbox, limiter: limiter, logger: logger, reg: reg, secret: secret, now: m.now()})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})
 	go func() {
@@ -105,7 +104,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 
 	// Oversized headers answer our JSON error, even those net/http refuses
 	// before the handler runs.
-	if err := runServer(ctx, srv, httpapi.Listener(ln), cfg.ShutdownTimeout, func() {
+	if err := runServer(ctx, srv, web.Listener(ln), cfg.ShutdownTimeout, func() {
 		logger.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout)
 	}); err != nil {
 		return err
@@ -118,7 +117,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 }
 
 // newHTTPServer is the http.Server of a command, with the timeouts of cfg
-// and the header limit of the API (httpapi.MaxHeaderBytes).
+// and the header limit of the API (web.MaxHeaderBytes).
 func newHTTPServer(ctx context.Context, cfg Config, handler http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
@@ -126,7 +125,7 @@ func newHTTPServer(ctx context.Context, cfg Config, handler http.Handler, logger
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
+		MaxHeaderBytes:    web.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -153,10 +152,11 @@ func servePprof(addr string, logger *slog.Logger) (func(), error) {
 
 func newLogger(m *Main, cfg Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(m.Stderr, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(m.Stderr, opts))
+		h = slog.NewJSONHandler(m.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(m.Stderr, opts))
+	return slog.New(web.LogHandler(h))
 }
 
 // printDemoKey shows the demo tenant's key, once, with a line to try it.

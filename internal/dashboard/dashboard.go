@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // Options configures the dashboard.
 type Options struct {
 	// Service is the application: every page calls it, and nothing else.
 	Service *invoicing.Service
-	// Secret keys the CSRF tokens; replicas must share it. Random when
-	// empty (one process only).
+	// Secret keys the CSRF tokens (web.CSRF); replicas must share it.
+	// Random when empty (one process only).
 	Secret []byte
 	// Now is the clock of what the pages decide by the time (whether the
 	// cancel window is open); time.Now when nil.
@@ -33,31 +34,37 @@ type Options struct {
 // Dashboard is the http.Handler of /app and everything under it.
 type Dashboard struct {
 	svc    *invoicing.Service
-	secret []byte
+	csrf   *web.CSRF
 	now    func() time.Time
 	logger *slog.Logger
 	pages  *pages
-	mux    *http.ServeMux
+	// root is the handler the pages are registered on (Mount).
+	root *web.Root
 }
 
 // New returns the dashboard's handler.
 func New(o Options) *Dashboard {
-	d := &Dashboard{svc: o.Service, secret: o.Secret, now: o.Now, logger: o.Logger, pages: loadPages(), mux: http.NewServeMux()}
-	if len(d.secret) == 0 {
-		d.secret = randomSecret()
-	}
+	d := &Dashboard{svc: o.Service, csrf: web.NewCSRF(o.Secret, csrfPurpose), now: o.Now, logger: o.Logger, pages: loadPages()}
 	if d.now == nil {
 		d.now = time.Now
 	}
 	if d.logger == nil {
 		d.logger = slog.Default()
 	}
-	d.routes()
 	return d
 }
 
-// ServeHTTP sets the security headers of every answer, then routes.
-func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	setSecurityHeaders(w.Header())
-	d.mux.ServeHTTP(w, r)
+// Mount registers every page on root.
+func (d *Dashboard) Mount(root *web.Root) {
+	d.root = root
+	d.routes()
+}
+
+// handle registers a page: its answers carry the dashboard's security
+// headers, and a panic there is an HTML page (web.Root.HandlePage).
+func (d *Dashboard) handle(pattern string, h http.Handler) {
+	d.root.HandlePage(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		h.ServeHTTP(w, r)
+	}))
 }

@@ -37,7 +37,7 @@ func TestSignInListDetailSignOut(t *testing.T) {
 func TestWrongKey(t *testing.T) {
 	f := newFixture(t)
 	b := f.browser(t)
-	p := b.post("/app/signin", url.Values{"key": {"eik_wrongwrongwrongwrongwrongwrongwrongwrongwro"}})
+	p := b.post("/app/signin", url.Values{"key": {"eik_wrongwrongwrongwrongwrongwrongwrongwrongwro"}, "csrf": {b.csrf("/app/signin")}})
 	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, `id="e-key"`) || b.session() != "" {
 		t.Fatalf("wrong key = %d, session %q:\n%s", p.status, b.session(), p.body)
 	}

@@ -218,11 +218,11 @@ func TestDocumentFormEdit(t *testing.T) {
 		t.Errorf("a Valid document's page links to Edit")
 	}
 	p = b.get(doc + "/edit")
-	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "only draft, ready or Invalid documents can be updated") {
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "only draft, ready or Invalid documents can be updated") {
 		t.Errorf("edit of a Valid document = %d:\n%s", p.status, p.body)
 	}
-	if p := b.post(doc+"/edit", form); p.status != http.StatusUnprocessableEntity {
-		t.Errorf("save of a Valid document = %d, want 422", p.status)
+	if p := b.post(doc+"/edit", form); p.status != http.StatusConflict {
+		t.Errorf("save of a Valid document = %d, want 409 (DOCUMENT_NOT_DRAFT keeps its status on a page)", p.status)
 	}
 }
 

@@ -158,7 +158,7 @@ func (b *browser) post(path string, form url.Values) page {
 // signIn signs in with key and checks the redirect to the documents.
 func (b *browser) signIn(key string) {
 	b.t.Helper()
-	p := b.post("/app/signin", url.Values{"key": {key}})
+	p := b.post("/app/signin", url.Values{"key": {key}, "csrf": {b.csrf("/app/signin")}})
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/app/documents" {
 		b.t.Fatalf("sign in = %d %q, want 303 to /app/documents:\n%s", p.status, p.header.Get("Location"), p.body)
 	}

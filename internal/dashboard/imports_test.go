@@ -15,7 +15,7 @@ func TestImports(t *testing.T) {
 	}
 	const internal = "github.com/einvoice/einvoice/internal/"
 	forbidden := map[string]bool{}
-	for _, name := range []string{"pdf", "qr", "ubl", "dsig", "sqlstore", "myinvois", "sandbox", "httpapi", "webhook"} {
+	for _, name := range []string{"pdf", "qr", "ubl", "dsig", "sqlstore", "myinvois", "sandbox", "httpapi", "webhook", "requestpage"} {
 		forbidden[internal+name] = true
 	}
 	for _, imp := range pkg.Imports {

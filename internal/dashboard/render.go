@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 //go:embed templates
@@ -52,7 +53,9 @@ type view struct {
 	Flash *flash
 	// Form holds what was typed and the errors beside each field.
 	Form *form
-	Data any
+	// RequestID is the request's id, shown on the error pages.
+	RequestID string
+	Data      any
 }
 
 // render writes the page name with status and the layout's fields.
@@ -71,6 +74,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	if v.Form == nil {
 		v.Form = &form{}
 	}
+	v.RequestID = web.RequestID(r.Context())
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		d.serverError(w, r, fmt.Errorf("render %s: %w", name, err))
@@ -81,19 +85,26 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	_, _ = w.Write(buf.Bytes())
 }
 
-// renderError shows err as a page: the service's 404 and 403 as such, a
-// request's error as 422 beside nothing, anything else a 500 logged.
+// renderError shows err as a page with the status of web's one table:
+// the service's 404 and 403 as such, a 409 as a 409, a 429 or 503 as
+// "try again later" (with Retry-After), any other refusal with its own
+// status and message; anything else is a 500, logged.
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, u *user, err error) {
-	var e *einvoice.Error
-	switch code := einvoice.ErrorCode(err); {
+	status, e := web.StatusOf(err)
+	switch {
+	case e == nil:
+		d.serverError(w, r, err)
 	case isNotFound(err):
 		d.render(w, r, http.StatusNotFound, "error", view{Title: "Not found", User: u, Data: "Nothing here: " + errorMessage(err)})
-	case code == einvoice.CodeForbidden:
+	case status == http.StatusForbidden:
 		d.forbidden(w, r, u, errorMessage(err))
-	case errors.As(err, &e) && code != einvoice.CodeInternal:
-		d.render(w, r, http.StatusUnprocessableEntity, "error", view{Title: "Not done", User: u, Data: errorMessage(err)})
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", "30")
+		}
+		d.render(w, r, status, "error", view{Title: "Try again later", User: u, Data: errorMessage(err)})
 	default:
-		d.serverError(w, r, err)
+		d.render(w, r, status, "error", view{Title: "Not done", User: u, Data: errorMessage(err)})
 	}
 }
 
@@ -117,13 +128,10 @@ func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusNotFound, "error", view{Title: "Not found", User: u, Data: "There is no page at this address."})
 }
 
-// serverError logs err and answers a plain 500 page (never a template, which
-// might be what failed).
+// serverError logs err and answers web's plain 500 page, which names the
+// request id (never a template, which might be what failed).
 func (d *Dashboard) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	d.logger.ErrorContext(r.Context(), "dashboard", "path", r.URL.Path, "error", err)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusInternalServerError)
-	_, _ = w.Write([]byte(`<!doctype html><html lang="en"><title>Error</title><p>Something went wrong; it was logged. <a href="/app/documents">Back</a></p></html>`))
+	web.ServerErrorPage(w, r, d.logger, fmt.Errorf("dashboard %s: %w", r.URL.Path, err))
 }
 
 // isNotFound reports whether err is one of the service's not-found errors

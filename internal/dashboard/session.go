@@ -85,7 +85,7 @@ func (d *Dashboard) post(h handler) http.Handler {
 			http.Redirect(w, r, "/app/signin", http.StatusSeeOther)
 			return
 		}
-		if !sameOrigin(r) || !d.validCSRF(r, u.session.ID) {
+		if !d.validCSRF(r, u.session.ID) {
 			d.forbidden(w, r, u, "This form is out of date or did not come from this site. Reload the page and try again.")
 			return
 		}

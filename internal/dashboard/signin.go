@@ -1,11 +1,13 @@
 package dashboard
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // signInData is the sign-in page's own data.
@@ -20,16 +22,19 @@ func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", Data: signInData{Next: next}})
+	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: d.signInToken(w, r), Data: signInData{Next: next}})
 }
 
-// signIn opens a session for the API key typed: the form must come from
-// our own origin (no session yet, so no CSRF token: the Origin check and
-// SameSite=Lax keep another site from signing a browser in).
+// signIn opens a session for the API key typed. As every form, it must
+// come from our own origin and carry its CSRF token: with no session yet,
+// the token is bound to the sign-in cookie the form's page set, so another
+// site can neither sign a browser in nor replay a form of its own.
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil || !sameOrigin(r) {
-		d.render(w, r, http.StatusForbidden, "error", view{Title: "Not allowed", Data: "This form did not come from this site."})
+	c, cookieErr := r.Cookie(signInCookie)
+	if err := r.ParseForm(); err != nil || cookieErr != nil || !d.validCSRF(r, signInSubject(c.Value)) {
+		d.render(w, r, http.StatusForbidden, "error", view{Title: "Not allowed",
+			Data: "This form is out of date or did not come from this site. Reload the page and try again."})
 		return
 	}
 	next := safeNext(r.PostFormValue("next"))
@@ -40,7 +45,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		if key == "" {
 			f.Errors = einvoice.FieldErrors{"key": {"Enter your API key."}}
 		}
-		d.render(w, r, http.StatusUnauthorized, "signin", view{Title: "Sign in", Form: f, Data: signInData{Next: next}})
+		d.render(w, r, http.StatusUnauthorized, "signin", view{Title: "Sign in", CSRF: d.csrfToken(signInSubject(c.Value)), Form: f, Data: signInData{Next: next}})
 		return
 	}
 	if err != nil {
@@ -54,6 +59,8 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	setSessionCookie(w, r, token)
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: "/app/signin", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -76,4 +83,24 @@ func safeNext(next string) string {
 		return "/app/documents"
 	}
 	return u.RequestURI()
+}
+
+// signInCookie holds the random subject of the sign-in form's CSRF token,
+// for /app/signin only.
+const signInCookie = "einvoice_signin"
+
+// signInSubject is what the sign-in form's token is bound to: the cookie's
+// value, apart from every session's id.
+func signInSubject(cookie string) []byte { return []byte("signin\x00" + cookie) }
+
+// signInToken returns the CSRF token of the sign-in form, bound to the
+// browser's sign-in cookie (set here when it has none or a malformed one).
+func (d *Dashboard) signInToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(signInCookie); err == nil && len(c.Value) == 43 {
+		return d.csrfToken(signInSubject(c.Value))
+	}
+	v := base64.RawURLEncoding.EncodeToString(web.RandomSecret())
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: v, Path: "/app/signin", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	return d.csrfToken(signInSubject(v))
 }

@@ -139,8 +139,9 @@ func TestRequestPageIndividualNRIC(t *testing.T) {
 
 // TestRequestPageFieldErrors: every malformed field gives the form back
 // (422) with its message beside it and the values kept, and nothing is
-// created; a bad or missing CSRF token, a foreign Origin, another content
-// type, a huge or undecodable body are refused without a 500.
+// created; a bad or missing CSRF token, a foreign Origin, neither Origin
+// nor Referer, another content type, a huge or undecodable body are
+// refused without a 500.
 func TestRequestPageFieldErrors(t *testing.T) {
 	eachEngine(t, func(t *testing.T, dsn string) {
 		svc, api, rc := pageService(t, dsn)
@@ -194,12 +195,18 @@ func TestRequestPageFieldErrors(t *testing.T) {
 			{"another page's CSRF token", "application/x-www-form-urlencoded", withCSRF(strings.Repeat("A", 43)), nil, 403},
 			{"a foreign Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Origin", "https://evil.example"}, 403},
 			{"a null Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Origin", "null"}, 403},
+			{"neither Origin nor Referer", "application/x-www-form-urlencoded", withCSRF(csrf), []string{}, 403},
+			{"a foreign Referer and no Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Referer", "https://evil.example/r/x"}, 403},
 			{"JSON", "application/json", `{"name":"x"}`, nil, 415},
 			{"multipart", "multipart/form-data; boundary=x", "--x--", nil, 415},
 			{"a huge form", "application/x-www-form-urlencoded", "name=" + strings.Repeat("a", 1<<20), nil, 413},
 			{"a bad escape", "application/x-www-form-urlencoded", "name=%zz&csrf=" + csrf, nil, 400},
 		} {
-			p := b.send(http.MethodPost, rc.RequestURL, tc.contentType, tc.body, tc.headers...)
+			headers := tc.headers
+			if headers == nil { // as a browser posts from the page
+				headers = []string{"Origin", svc.URL}
+			}
+			p := b.send(http.MethodPost, rc.RequestURL, tc.contentType, tc.body, headers...)
 			if p.Status != tc.want {
 				t.Errorf("%s: %d, want %d: %.300s", tc.what, p.Status, tc.want, p.Body)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // TestAuthorityErrorHints: an AUTHORITY_REJECTED answer carries the
@@ -17,7 +18,7 @@ func TestAuthorityErrorHints(t *testing.T) {
 	e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "refused")
 	e.Authority = []einvoice.AuthorityError{{Code: "Error21", Message: "Step08", Details: []einvoice.AuthorityError{{Code: "DS326", Message: "X509IssuerName mismatch"}}}}
 	w := httptest.NewRecorder()
-	writeError(w, httptest.NewRequest("POST", "/api/v1/documents/x/submit", nil), slog.New(slog.DiscardHandler), e)
+	web.WriteError(w, httptest.NewRequest("POST", "/api/v1/documents/x/submit", nil), slog.New(slog.DiscardHandler), e)
 	var body struct {
 		Errors struct {
 			Authority []struct {

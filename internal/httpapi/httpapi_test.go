@@ -5,43 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/web"
 )
-
-// TestPanicBecomes500: a panicking handler answers a 500 in our shape that
-// names the request id and nothing of the panic; the log has the details.
-func TestPanicBecomes500(t *testing.T) {
-	var logs bytes.Buffer
-	s := New(Options{Service: invoicing.New(invoicing.Options{}), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	s.mux.HandleFunc("GET /boom", func(http.ResponseWriter, *http.Request) { panic("secret internals: SELECT * FROM tenants") })
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	req, _ := http.NewRequest("GET", srv.URL+"/boom", nil)
-	req.Header.Set("X-Request-Id", "req-42")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body errorBody
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 500 || body.ErrorCode != einvoice.CodeInternal || !strings.Contains(body.Message, "req-42") || strings.Contains(body.Message, "SELECT") {
-		t.Errorf("panic answered %d %+v", resp.StatusCode, body)
-	}
-	if !strings.Contains(logs.String(), "secret internals") || !strings.Contains(logs.String(), "req-42") {
-		t.Errorf("the panic is not in the log with its request id:\n%s", logs.String())
-	}
-}
 
 func TestPageRequest(t *testing.T) {
 	for _, c := range []struct {
@@ -145,7 +116,7 @@ func FuzzDecode(f *testing.F) {
 				continue
 			}
 			var e *einvoice.Error
-			if !errors.As(err, &e) || statusOf[e.Code] == 0 || e.Code == einvoice.CodeInternal {
+			if !errors.As(err, &e) || web.Status(e.Code) == 0 || e.Code == einvoice.CodeInternal {
 				t.Fatalf("decode(%q) = %v: not a client error", body, err)
 			}
 		}

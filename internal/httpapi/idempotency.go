@@ -9,6 +9,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // keptHeaders are the response headers kept with a response under an
@@ -65,7 +66,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *einvoice.
 		// The response is written: ending the key must not depend on the
 		// client still listening.
 		if err := s.svc.EndIdempotent(context.WithoutCancel(r.Context()), call, resp); err != nil {
-			s.logger.ErrorContext(r.Context(), "idempotency key not ended", "request_id", requestID(r.Context()), "error", err)
+			s.logger.ErrorContext(r.Context(), "idempotency key not ended", "request_id", web.RequestID(r.Context()), "error", err)
 		}
 	}
 	defer func() {
@@ -76,7 +77,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *einvoice.
 		}
 	}()
 	if err := h(rec, r, k); err != nil {
-		writeError(rec, r, s.logger, err)
+		web.WriteError(rec, r, s.logger, err)
 	}
 	if rec.status == 0 {
 		rec.status = http.StatusOK

@@ -1,134 +1,17 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"math"
 	"mime"
 	"net/http"
-	"reflect"
-	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
 )
-
-var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// redirectType is the type of the handler with which ServeMux answers a
-// path it would clean (//x, /a/../b) or a subtree without its slash.
-var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusTemporaryRedirect))
-
-// ServeHTTP gives every request an id, refuses oversized headers (431),
-// recovers panics, answers unknown routes and methods in our JSON shape
-// (never a redirect: a path is matched as sent), and records logs and
-// metrics.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	id := r.Header.Get("X-Request-Id")
-	if !saneRequestID.MatchString(id) {
-		id = uuid.NewString()
-	}
-	setCommonHeaders(w.Header(), id)
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-	rec := &statusRecorder{ResponseWriter: w}
-
-	handler, pattern := s.mux.Handler(r)
-	redirect := reflect.TypeOf(handler) == redirectType
-	route := pattern
-	if route == "" || redirect {
-		route = "unmatched"
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.logger.ErrorContext(r.Context(), "panic", "request_id", id, "route", route, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			if !rec.wrote {
-				writeError(rec, r, s.logger, fmt.Errorf("panic: %v", v))
-			}
-		}
-		elapsed := time.Since(start)
-		s.metrics.observe(r.Method, route, rec.status, elapsed)
-		s.logger.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", route,
-			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000, "bytes", rec.bytes)
-	}()
-	switch {
-	case headerSize(r) > MaxHeaderBytes:
-		writeError(rec, r, s.logger, headersTooLarge())
-	case redirect:
-		writeError(rec, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound,
-			"No route for %s %s: paths are matched as sent, never cleaned or redirected (no empty, . or .. segment).", r.Method, r.URL.Path))
-	case pattern == "":
-		s.unmatched(rec, r, handler)
-	default:
-		s.mux.ServeHTTP(rec, r)
-	}
-}
-
-// unmatched answers a request no route pattern matched: the mux's own
-// answer tells a wrong method (405, with Allow) from an unknown path (404).
-func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	probe := &probeWriter{header: http.Header{}}
-	h.ServeHTTP(probe, r)
-	if probe.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", probe.header.Get("Allow"))
-		writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
-			"%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, probe.header.Get("Allow")))
-		return
-	}
-	writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
-}
-
-// probeWriter records what the mux's fallback handler would answer.
-type probeWriter struct {
-	header http.Header
-	status int
-}
-
-func (p *probeWriter) Header() http.Header { return p.header }
-func (p *probeWriter) Write(b []byte) (int, error) {
-	if p.status == 0 {
-		p.status = http.StatusOK
-	}
-	return len(b), nil
-}
-func (p *probeWriter) WriteHeader(status int) { p.status = status }
-
-// statusRecorder remembers the status and size of a response.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-	wrote  bool
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if !s.wrote {
-		s.status, s.wrote = code, true
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if !s.wrote {
-		s.status, s.wrote = http.StatusOK, true
-	}
-	n, err := s.ResponseWriter.Write(b)
-	s.bytes += n
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // authorize runs an API handler after checking, in order: that the client
 // accepts JSON, the key (401; two Authorization headers are a 401 too: no
@@ -149,7 +32,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bo
 	d, err := s.limiter.Allow(r.Context(), k.ID, now)
 	if err != nil {
 		// Fail open: a limiter that cannot count must not stop the service.
-		s.logger.WarnContext(r.Context(), "rate limiter failed", "request_id", requestID(r.Context()), "error", err)
+		s.logger.WarnContext(r.Context(), "rate limiter failed", "request_id", web.RequestID(r.Context()), "error", err)
 	} else {
 		hdr := w.Header()
 		hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))

@@ -8,6 +8,7 @@ import (
 	"github.com/einvoice/einvoice/internal/apidoc"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/refdata"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 type health struct {
@@ -17,7 +18,7 @@ type health struct {
 
 // healthz answers while the process is up.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, health{Status: "ok"})
+	web.WriteJSON(w, http.StatusOK, health{Status: "ok"})
 }
 
 // readyz answers 200 while the database answers, 503 otherwise.
@@ -26,10 +27,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.svc.Ping(ctx); err != nil {
 		s.logger.WarnContext(r.Context(), "readiness check failed", "error", err)
-		writeJSON(w, http.StatusServiceUnavailable, health{Status: "unavailable", Error: "database unreachable"})
+		web.WriteJSON(w, http.StatusServiceUnavailable, health{Status: "unavailable", Error: "database unreachable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, health{Status: "ok"})
+	web.WriteJSON(w, http.StatusOK, health{Status: "ok"})
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // receiptRequest is the body of POST /receipts and each item of a bulk
@@ -87,7 +88,7 @@ func (s *Server) createReceipts(w http.ResponseWriter, r *http.Request, k *einvo
 		}
 		out.Refused[i] = receiptRefusedJSON{Index: f.Index, ErrorCode: f.Err.Code, Message: f.Err.Message, Errors: fields}
 		if f.Err.Code == einvoice.CodeInternal {
-			s.logger.ErrorContext(r.Context(), "bulk receipt refused", "request_id", requestID(r.Context()), "index", f.Index, "error", f.Err)
+			s.logger.ErrorContext(r.Context(), "bulk receipt refused", "request_id", web.RequestID(r.Context()), "index", f.Index, "error", f.Err)
 		}
 	}
 	ok(w, http.StatusOK, out)

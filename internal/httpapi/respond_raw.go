@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // The answers made of stored renderings (einvoice.Store's GetDocumentJSON
@@ -21,7 +22,7 @@ func okRawPage(w http.ResponseWriter, p einvoice.Page[json.RawMessage]) {
 	}
 	mb, err := json.Marshal(m)
 	if err != nil { // a struct of ints and strings
-		writeJSON(w, http.StatusOK, envelope{Success: true, Data: p.Items, Meta: m})
+		web.WriteJSON(w, http.StatusOK, envelope{Success: true, Data: p.Items, Meta: m})
 		return
 	}
 	n := len(`{"success":true,"data":[],"meta":}`) + len(mb) + 1
@@ -39,7 +40,7 @@ func okRawPage(w http.ResponseWriter, p einvoice.Page[json.RawMessage]) {
 	b.WriteString(`],"meta":`)
 	b.Write(mb)
 	b.WriteString("}\n")
-	writeJSONBytes(w, http.StatusOK, b.Bytes())
+	web.WriteJSONBytes(w, http.StatusOK, b.Bytes())
 }
 
 // okRawDocument writes a document's envelope, its history added to its
@@ -49,7 +50,7 @@ func okRawDocument(w http.ResponseWriter, status int, doc json.RawMessage, histo
 	if err != nil || len(doc) < 2 || doc[len(doc)-1] != '}' || doc[0] != '{' {
 		var d einvoice.Document
 		if json.Unmarshal(doc, &d) != nil {
-			writeJSON(w, http.StatusInternalServerError, errorBody{Message: "Internal server error.", ErrorCode: einvoice.CodeInternal})
+			web.WriteJSON(w, http.StatusInternalServerError, web.ErrorBody{Message: "Internal server error.", ErrorCode: einvoice.CodeInternal})
 			return
 		}
 		ok(w, status, documentJSON{Document: &d, History: history})
@@ -64,7 +65,7 @@ func okRawDocument(w http.ResponseWriter, status int, doc json.RawMessage, histo
 	b.WriteString(`"history":`)
 	b.Write(hb)
 	b.WriteString("}}\n")
-	writeJSONBytes(w, status, b.Bytes())
+	web.WriteJSONBytes(w, status, b.Bytes())
 }
 
 // writeDocument writes the answer to a write of d: from the rendering the

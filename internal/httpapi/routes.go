@@ -7,6 +7,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/refdata"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // Permissions of API routes.
@@ -15,14 +16,14 @@ const (
 	write = true
 )
 
-// routes registers every route of the service.
+// routes registers the routes of the API and the operations endpoints.
 func (s *Server) routes() {
 	// Operations, without authentication.
-	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.Handle("GET /metrics", s.metricsHandler())
-	s.mux.HandleFunc("GET /openapi.json", s.openapi)
-	s.mux.HandleFunc("GET /docs", s.docs)
+	s.root.HandleFunc("GET /healthz", s.healthz)
+	s.root.HandleFunc("GET /readyz", s.readyz)
+	s.root.Handle("GET /metrics", web.MetricsHandler(s.root.Registry()))
+	s.root.HandleFunc("GET /openapi.json", s.openapi)
+	s.root.HandleFunc("GET /docs", s.docs)
 
 	// Tenant profile.
 	s.api("GET /api/v1/profile", read, s.getProfile)
@@ -81,8 +82,6 @@ func (s *Server) routes() {
 	if s.svc.Submits() {
 		s.api("POST /api/v1/receipts/{id}/invoice", write, s.invoiceReceipt)
 	}
-	// The buyer's request page (DECISIONS 17): HTML, no API key.
-	s.requestPageRoutes()
 	s.api("POST /api/v1/receipts/{id}/credit-note", write, s.receiptCreditNote)
 	// Consolidated e-invoices of the month's receipts (DECISIONS 17).
 	s.api("POST /api/v1/consolidations", write, s.createConsolidation)
@@ -99,14 +98,6 @@ func (s *Server) routes() {
 	s.api("POST /api/v1/webhooks/{id}/test", write, s.testWebhook)
 	s.api("GET /api/v1/webhooks/{id}/deliveries", read, s.listDeliveries)
 	s.api("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", write, s.redeliver)
-
-	if s.sandbox != nil {
-		s.mux.Handle("/sandbox/", http.StripPrefix("/sandbox", s.sandbox))
-	}
-	if s.dashboard != nil {
-		s.mux.Handle("/app", s.dashboard)
-		s.mux.Handle("/app/", s.dashboard)
-	}
 
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.
@@ -126,9 +117,9 @@ func (s *Server) methodsOnly(path string, allowed ...string) {
 		if slices.Contains(allowed, m) {
 			continue
 		}
-		s.mux.HandleFunc(m+" "+path, func(w http.ResponseWriter, r *http.Request) {
+		s.root.HandleFunc(m+" "+path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
-			writeError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
+			web.WriteError(w, r, s.logger, einvoice.Errorf(einvoice.CodeMethodNotAllowed,
 				"%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, allow))
 		})
 	}
@@ -143,9 +134,9 @@ func (s *Server) api(pattern string, needsWrite bool, h apiFunc) {
 // one of the media types offered (the first by default); an Accept header
 // that allows none is a 406.
 func (s *Server) apiOffering(pattern string, needsWrite bool, offers []string, h apiFunc) {
-	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.root.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.authorize(w, r, needsWrite, offers, h); err != nil {
-			writeError(w, r, s.logger, err)
+			web.WriteError(w, r, s.logger, err)
 		}
 	}))
 }

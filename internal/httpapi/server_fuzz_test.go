@@ -12,6 +12,8 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/httpapi"
 	"github.com/einvoice/einvoice/internal/ratelimit"
+	"github.com/einvoice/einvoice/internal/servetest"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // FuzzDocumentRequests sends arbitrary bodies to the document endpoints of
@@ -28,13 +30,14 @@ func FuzzDocumentRequests(f *testing.F) {
 		f.Add(seed)
 	}
 	ctx := context.Background()
-	svc, tenant := fuzzService(f)
+	svc, tenant := servetest.Application(f)
 	_, key, _ := svc.CreateAPIKey(ctx, tenant.ID, einvoice.PermReadWrite)
 	buyer, err := svc.CreateParty(ctx, tenant.ID, einvoice.KindBuyer, &einvoice.Party{Name: "B", IsDraft: true})
 	if err != nil {
 		f.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Options{Service: svc, Limiter: ratelimit.NewMemory(1<<30, time.Minute)})
+	h := web.NewRoot(web.RootOptions{})
+	httpapi.New(httpapi.Options{Service: svc, Limiter: ratelimit.NewMemory(1<<30, time.Minute)}).Mount(h)
 	send := func(method, path, body string) int {
 		r := httptest.NewRequest(method, path, bytes.NewReader([]byte(body)))
 		r.Header.Set("Content-Type", "application/json")

@@ -1,4 +1,4 @@
-package httpapi
+package web
 
 import (
 	"bytes"
@@ -36,14 +36,6 @@ func headerSize(r *http.Request) int {
 		}
 	}
 	return n
-}
-
-// setCommonHeaders sets the headers every answer carries.
-func setCommonHeaders(h http.Header, requestID string) {
-	h.Set("X-Request-Id", requestID)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
 }
 
 // goHeadersTooLarge is what net/http writes itself, before any handler
@@ -128,10 +120,10 @@ func (c *conn) CloseWrite() error {
 	return nil
 }
 
-// answerOf is the whole HTTP/1.1 answer of e, as writeError would write
+// answerOf is the whole HTTP/1.1 answer of e, as WriteError would write
 // it, closing the connection.
 func answerOf(e *einvoice.Error) []byte {
-	body, _ := json.Marshal(errorBody{Message: e.Message, ErrorCode: e.Code}) // our own type: cannot fail
+	body, _ := json.Marshal(ErrorBody{Message: e.Message, ErrorCode: e.Code}) // our own type: cannot fail
 	body = append(body, '\n')
 	h := http.Header{}
 	setCommonHeaders(h, uuid.NewString())

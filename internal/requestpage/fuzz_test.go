@@ -1,4 +1,4 @@
-package httpapi_test
+package requestpage_test
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/httpapi"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/ratelimit"
+	"github.com/einvoice/einvoice/internal/requestpage"
+	"github.com/einvoice/einvoice/internal/servetest"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 // FuzzRequestForm posts arbitrary form bodies (with the page's own CSRF
@@ -20,7 +22,7 @@ import (
 // type: whatever the body, the answer is never a 5xx, and it is always
 // the page's HTML (or a redirect).
 //
-//	go test -run '^$' -fuzz FuzzRequestForm -fuzztime 60s ./internal/httpapi/
+//	go test -run '^$' -fuzz FuzzRequestForm -fuzztime 60s ./internal/requestpage/
 func FuzzRequestForm(f *testing.F) {
 	for _, seed := range []struct{ ct, body string }{
 		{"application/x-www-form-urlencoded", "csrf=CSRF&name=Hebat&tin=C21638015020&idType=BRN&idValue=201901234567&addressLine=Lot+1&city=KL&postCode=50480&state=14&country=MYS&email=a%40b.example&phone=%2B60123456789"},
@@ -34,7 +36,7 @@ func FuzzRequestForm(f *testing.F) {
 		f.Add(seed.ct, seed.body)
 	}
 	ctx := context.Background()
-	svc, tenant := fuzzService(f)
+	svc, tenant := servetest.Application(f)
 	at := time.Now().Add(-time.Hour)
 	qty, price := money.MustNumber("1"), money.MustNumber("10.00")
 	rc, err := svc.CreateReceipt(ctx, tenant.ID, &einvoice.ReceiptInput{ReceiptNumber: "R-1", IssuedAt: &at,
@@ -43,7 +45,8 @@ func FuzzRequestForm(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Options{Service: svc, Limiter: ratelimit.NewMemory(1<<30, time.Minute)})
+	h := web.NewRoot(web.RootOptions{})
+	requestpage.New(requestpage.Options{Service: svc, Limiter: ratelimit.NewMemory(1<<30, time.Minute)}).Mount(h)
 	path := "/r/" + rc.RequestURL[strings.LastIndex(rc.RequestURL, "/")+1:]
 	page := httptest.NewRecorder()
 	h.ServeHTTP(page, httptest.NewRequest("GET", path, nil))
@@ -56,6 +59,7 @@ func FuzzRequestForm(f *testing.F) {
 		if contentType != "" {
 			r.Header.Set("Content-Type", contentType)
 		}
+		r.Header.Set("Origin", "http://"+r.Host) // from the page itself, as a browser's post
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		if w.Code >= 500 {

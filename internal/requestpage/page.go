@@ -1,13 +1,11 @@
-package httpapi
+package requestpage
 
 import (
-	"bytes"
-	"crypto/rand"
 	"embed"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -18,6 +16,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/refdata"
+	"github.com/einvoice/einvoice/internal/web"
 )
 
 //go:embed pages/request.html
@@ -42,12 +41,48 @@ var pageFields = []struct{ name, path string }{
 	{"state", "address.state"}, {"country", "address.countryCode"}, {"email", "contact.email"}, {"phone", "contact.phone"},
 }
 
-// requestPageRoutes registers the buyer's request page (DECISIONS 17):
-// GET and POST /r/{token}, and GET /r/{token}/pdf, without an API key.
-func (s *Server) requestPageRoutes() {
-	s.mux.HandleFunc("GET /r/{token}", s.pageLimited(s.requestPage))
-	s.mux.HandleFunc("POST /r/{token}", s.pageLimited(s.requestPost))
-	s.mux.HandleFunc("GET /r/{token}/pdf", s.pageLimited(s.requestPDF))
+// Options are the dependencies of the request page.
+type Options struct {
+	// Service is the application: the page's use cases.
+	Service *invoicing.Service
+	// Limiter counts requests per client address (none when nil).
+	Limiter einvoice.RateLimiter
+	Logger  *slog.Logger
+	// Now is the clock of the rate limit (time.Now when nil).
+	Now func() time.Time
+	// Secret keys the CSRF tokens; replicas must share it (serve derives
+	// it from the secret key). Random when empty.
+	Secret []byte
+}
+
+// Pages is the buyer's request page (DECISIONS 17): GET and POST
+// /r/{token}, and GET /r/{token}/pdf, in English and Malay, without an API
+// key. Mount registers it on the root handler.
+type Pages struct {
+	svc     *invoicing.Service
+	limiter einvoice.RateLimiter
+	logger  *slog.Logger
+	now     func() time.Time
+	csrf    *web.CSRF
+}
+
+// New returns the request page.
+func New(o Options) *Pages {
+	s := &Pages{svc: o.Service, limiter: o.Limiter, logger: o.Logger, now: o.Now, csrf: web.NewCSRF(o.Secret, "einvoice request page csrf")}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Mount registers the page's routes on root.
+func (s *Pages) Mount(root *web.Root) {
+	root.HandlePage("GET /r/{token}", s.pageLimited(s.requestPage))
+	root.HandlePage("POST /r/{token}", s.pageLimited(s.requestPost))
+	root.HandlePage("GET /r/{token}/pdf", s.pageLimited(s.requestPDF))
 }
 
 // pageData is what the template shows.
@@ -76,56 +111,37 @@ type pageData struct {
 }
 
 // newPage starts the data of a page answering r.
-func (s *Server) newPage(r *http.Request) *pageData {
+func (s *Pages) newPage(r *http.Request) *pageData {
 	lang, explicit := pageLang(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
-	nonce := make([]byte, 18)
-	_, _ = rand.Read(nonce)
-	return &pageData{Lang: lang, LangQuery: explicit, T: pageText[lang], Nonce: base64.RawURLEncoding.EncodeToString(nonce),
+	return &pageData{Lang: lang, LangQuery: explicit, T: pageText[lang], Nonce: web.Nonce(),
 		Form: map[string]string{}, Errors: map[string]string{}}
 }
 
-// pageHeaders are the security headers of every page answer: a strict
-// CSP (nothing but the page's own nonce-bound style and same-origin
-// form posts), no framing, no caching, no referrer (the URL holds the
-// token).
+// pageHeaders are the security headers of every page answer (web's), with
+// a strict CSP: nothing but the page's own nonce-bound style, its images
+// and same-origin form posts. The URL holds the receipt's token: the
+// referrer goes to our own origin only (Referrer-Policy same-origin).
 func pageHeaders(h http.Header, nonce string) {
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
+	web.SetPageHeaders(h, "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Vary", "Accept-Language")
 }
 
-// render writes the page with status.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p *pageData) {
-	var buf bytes.Buffer
-	if err := requestTemplate.Execute(&buf, p); err != nil {
-		s.logger.ErrorContext(r.Context(), "request page", "request_id", requestID(r.Context()), "error", err)
-		buf.Reset()
-		buf.WriteString("<!DOCTYPE html><title>Error</title><p>Temporarily unavailable.</p>")
-		status = http.StatusServiceUnavailable
-	}
+// render writes the page with status (web's plain 500 page when the
+// template fails).
+func (s *Pages) render(w http.ResponseWriter, r *http.Request, status int, p *pageData) {
 	pageHeaders(w.Header(), p.Nonce)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
-	}
+	web.RenderHTML(w, r, s.logger, status, requestTemplate, "request.html", p)
 }
 
 // pageNotFound is the one answer for a token that names no receipt.
-func (s *Server) pageNotFound(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) pageNotFound(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(r)
 	p.Kind = "notfound"
 	s.render(w, r, http.StatusNotFound, p)
 }
 
 // pageMessage answers a page with one message, under status.
-func (s *Server) pageMessage(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+func (s *Pages) pageMessage(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
 	p := s.newPage(r)
 	p.Kind, p.Heading, p.Message = "message", p.T[heading], message
 	s.render(w, r, status, p)
@@ -133,15 +149,21 @@ func (s *Server) pageMessage(w http.ResponseWriter, r *http.Request, status int,
 
 // pageError answers a failure of the service: NOT_FOUND is the not-found
 // page, anything else a 503 (logged) that asks to try again.
-func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Pages) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *einvoice.Error
 	if errors.As(err, &e) && e.Code == einvoice.CodeNotFound {
 		s.pageNotFound(w, r)
 		return
 	}
-	s.logger.ErrorContext(r.Context(), "request page", "request_id", requestID(r.Context()), "error", err)
+	// The service's own "try again later" (429, 503) keeps its status;
+	// anything else is a failure of ours, logged, and a 503 to the buyer.
+	status, _ := web.StatusOf(err)
+	if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable {
+		s.logger.ErrorContext(r.Context(), "request page", "request_id", web.RequestID(r.Context()), "error", err)
+		status = http.StatusServiceUnavailable
+	}
 	w.Header().Set("Retry-After", "60")
-	s.pageMessage(w, r, http.StatusServiceUnavailable, "unavailable", pageText[s.newPage(r).Lang]["unavailableText"])
+	s.pageMessage(w, r, status, "unavailable", pageText[s.newPage(r).Lang]["unavailableText"])
 }
 
 // clientAddress is the address the page is rate-limited by: the peer's
@@ -159,7 +181,7 @@ func clientAddress(r *http.Request) string {
 // the service's rate limiter (the database's on PostgreSQL, so replicas
 // share it): over the limit is a 429 page with Retry-After. A failing
 // limiter lets the request through (logged).
-func (s *Server) pageLimited(h http.HandlerFunc) http.HandlerFunc {
+func (s *Pages) pageLimited(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.limiter != nil {
 			now := s.now()
@@ -214,7 +236,7 @@ func fillReceipt(p *pageData, v *invoicing.ReceiptRequestView) {
 // requestPage is GET /r/{token}: the receipt with the form, or the
 // invoice's status (refreshed from the authority), or why the receipt can
 // no longer be invoiced; the not-found page for any other token.
-func (s *Server) requestPage(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) requestPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.svc.ReceiptRequest(r.Context(), r.PathValue("token"), true)
 	if err != nil {
 		s.pageError(w, r, err)
@@ -230,8 +252,8 @@ func (s *Server) requestPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // fillForm sets the form's lists and CSRF token.
-func (s *Server) fillForm(p *pageData, token string) {
-	p.CSRF = s.csrfToken(token)
+func (s *Pages) fillForm(p *pageData, token string) {
+	p.CSRF = s.csrf.Token([]byte(token))
 	p.IDTypes = refdata.IDTypes.Entries()
 	p.States = refdata.States.Entries()
 }
@@ -242,7 +264,7 @@ func (s *Server) fillForm(p *pageData, token string) {
 // consolidated or deleted too (the page says what it is); bad input is
 // the form again (422) with the values kept and a message beside each
 // field, nothing written.
-func (s *Server) requestPost(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) requestPost(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	v, err := s.svc.ReceiptRequest(r.Context(), token, false)
 	if err != nil {
@@ -255,7 +277,7 @@ func (s *Server) requestPost(w http.ResponseWriter, r *http.Request) {
 	if p.LangQuery {
 		redirect += "?lang=" + p.Lang
 	}
-	if !s.sameOrigin(r) {
+	if !web.SameOrigin(r, s.publicHost()) {
 		s.pageMessage(w, r, http.StatusForbidden, "title", p.T["csrf"])
 		return
 	}
@@ -274,7 +296,7 @@ func (s *Server) requestPost(w http.ResponseWriter, r *http.Request) {
 		s.pageMessage(w, r, status, "title", p.T["unreadable"])
 		return
 	}
-	if !s.checkCSRF(token, r.PostForm.Get("csrf")) {
+	if !s.csrf.Check([]byte(token), r.PostForm.Get(web.CSRFField)) {
 		s.pageMessage(w, r, http.StatusForbidden, "title", p.T["csrf"])
 		return
 	}
@@ -363,7 +385,7 @@ func placeErrors(p *pageData, e *einvoice.Error) {
 
 // requestPDF is GET /r/{token}/pdf: the invoice's PDF once Valid, only for
 // its own token; the not-found page otherwise.
-func (s *Server) requestPDF(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) requestPDF(w http.ResponseWriter, r *http.Request) {
 	f, err := s.svc.ReceiptRequestPDF(r.Context(), r.PathValue("token"))
 	if err != nil {
 		s.pageError(w, r, err)

@@ -1,4 +1,4 @@
-package httpapi
+package web
 
 import (
 	"bufio"
@@ -8,19 +8,17 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
 )
 
 // wantJSONError checks an answer is our error body with code.
 func wantJSONError(t *testing.T, what string, status int, h http.Header, body []byte, code einvoice.Code) {
 	t.Helper()
-	var e errorBody
-	if err := json.Unmarshal(body, &e); err != nil || status != statusOf[code] || e.ErrorCode != code || e.Message == "" ||
+	var e ErrorBody
+	if err := json.Unmarshal(body, &e); err != nil || status != Status(code) || e.ErrorCode != code || e.Message == "" ||
 		h.Get("Content-Type") != "application/json" || h.Get("X-Request-Id") == "" || h.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("%s: %d %v %s, want our %s", what, status, h, body, code)
 	}
@@ -66,41 +64,6 @@ func TestListener(t *testing.T) {
 	}
 	if resp, body := get(""); resp.StatusCode != 200 || string(body) != goHeadersTooLarge {
 		t.Errorf("a handler's answer: %d %q", resp.StatusCode, body)
-	}
-}
-
-// TestServeHTTPEdges: the handler's own checks before routing: headers
-// over MaxHeaderBytes (431), and paths the mux would clean or complete,
-// which get a JSON 404 instead of its redirect.
-func TestServeHTTPEdges(t *testing.T) {
-	s := New(Options{Service: invoicing.New(invoicing.Options{}), Sandbox: http.NotFoundHandler()})
-	serve := func(r *http.Request) *httptest.ResponseRecorder {
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r)
-		return w
-	}
-	big := httptest.NewRequest("GET", "/healthz", nil)
-	big.Header.Set("X-Big", strings.Repeat("b", MaxHeaderBytes))
-	w := serve(big)
-	wantJSONError(t, "a 64 KiB header", w.Code, w.Header(), w.Body.Bytes(), einvoice.CodeHeadersTooLarge)
-
-	small := httptest.NewRequest("GET", "/healthz", nil)
-	small.Header.Set("X-Big", strings.Repeat("b", MaxHeaderBytes-1024))
-	if w := serve(small); w.Code != 200 {
-		t.Errorf("63 KiB of header: %d %s", w.Code, w.Body)
-	}
-
-	for _, c := range []struct{ method, path string }{
-		{"POST", "/api/v1/invoices/../buyers"}, {"POST", "//api/v1/buyers"}, {"GET", "/api/v1/./profile"},
-		{"GET", "/healthz/"}, {"GET", "/sandbox"}, {"GET", "/docs/.."}, {"DELETE", "/api/v1//buyers/x"},
-	} {
-		r := httptest.NewRequest(c.method, "/", nil)
-		r.URL.Path, r.RequestURI = c.path, c.path
-		w := serve(r)
-		wantJSONError(t, c.method+" "+c.path, w.Code, w.Header(), w.Body.Bytes(), einvoice.CodeNotFound)
-		if loc := w.Header().Get("Location"); loc != "" {
-			t.Errorf("%s %s: Location %q", c.method, c.path, loc)
-		}
 	}
 }
 

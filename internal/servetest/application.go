@@ -1,4 +1,4 @@
-package httpapi_test
+package servetest
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
-// fuzzService is what the request fuzz targets run on: the service on a
-// migrated SQLite store in the target's temporary directory (closed when it
-// ends), and the demo tenant.
-func fuzzService(f *testing.F) (*invoicing.Service, *einvoice.Tenant) {
+// Application is what the handlers' fuzz targets run on: the application
+// on a migrated SQLite store in the target's temporary directory (closed
+// when it ends), and the demo tenant.
+func Application(f testing.TB) (*invoicing.Service, *einvoice.Tenant) {
 	f.Helper()
 	ctx := context.Background()
 	box, _ := secretbox.New(make([]byte, secretbox.KeySize))

@@ -1,4 +1,4 @@
-package httpapi
+package requestpage
 
 import (
 	"strconv"

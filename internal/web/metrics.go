@@ -1,4 +1,4 @@
-package httpapi
+package web
 
 import (
 	"net/http"
@@ -46,6 +46,7 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
 }
 
-func (s *Server) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry})
+// MetricsHandler serves the metrics of reg (the service's /metrics).
+func MetricsHandler(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 }
