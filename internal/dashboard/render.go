@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -75,14 +74,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 		v.Form = &form{}
 	}
 	v.RequestID = web.RequestID(r.Context())
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
-		d.serverError(w, r, fmt.Errorf("render %s: %w", name, err))
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	web.RenderHTML(w, r, d.logger, status, t, "layout", v)
 }
 
 // renderError shows err as a page with the status of web's one table:
