@@ -2,7 +2,6 @@ package dsig
 
 import (
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -47,12 +46,8 @@ func ReadSignature(signed []byte) (info SignatureInfo, ok bool) {
 	}
 	if certB64, ok := leafText(signed, sig, "KeyInfo", "X509Data", "X509Certificate"); !ok {
 		info.CertificateError = "X509Certificate is missing"
-	} else if der, err := base64.StdEncoding.DecodeString(strings.TrimSpace(certB64)); err != nil {
-		info.CertificateError = "X509Certificate is not base64"
-	} else if cert, err := x509.ParseCertificate(der); err != nil {
-		info.CertificateError = "X509Certificate: " + err.Error()
 	} else {
-		info.Certificate = cert
+		info.Certificate, info.CertificateError = parseCertificate(strings.TrimSpace(certB64))
 	}
 	if qp, ok := path(signed, sig, "Object", "QualifyingProperties"); ok {
 		ssp, ok := path(signed, qp, "SignedProperties", "SignedSignatureProperties")

@@ -1,10 +1,6 @@
 package dsig
 
 import (
-	"crypto/x509"
-	"encoding/base64"
-	"strings"
-
 	"github.com/beevik/etree"
 )
 
@@ -27,12 +23,8 @@ func ReadSignatureXML(signed []byte) (info SignatureInfo, ok bool) {
 	}
 	if c := descendant(sig, "X509Certificate"); c == nil {
 		info.CertificateError = "X509Certificate is missing"
-	} else if der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), "")); err != nil {
-		info.CertificateError = "X509Certificate is not base64"
-	} else if cert, err := x509.ParseCertificate(der); err != nil {
-		info.CertificateError = "X509Certificate: " + err.Error()
 	} else {
-		info.Certificate = cert
+		info.Certificate, info.CertificateError = parseCertificate(xmlText(c))
 	}
 	if ssp := descendant(sig, "SignedSignatureProperties"); ssp != nil {
 		text := func(name string) string {

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"iter"
 )
 
 // Verification error codes. DS320 and DS322 are the authority's codes with
@@ -96,39 +97,65 @@ func Verify(signed []byte) error {
 	}
 
 	body := withoutMembers(signed, obj, ms, func(i int) bool { return i == extIdx || i == sigIdx })
-	body = appendMinified(make([]byte, 0, len(body)), body)
-	docHash := sha256.Sum256(body)
-	if !digestIs(docRef, docHash[:]) {
+	return checkSignature(signedParts{
+		doc: appendMinified(make([]byte, 0, len(body)), body), docDigest: docRef,
+		sigValue: sigB64, cert: certB64, certDigest: certDigest, propsDigest: propsRef,
+		props: func(yield func([]byte) bool) { yield(appendMinified(nil, b[qp.start:qp.end])) },
+	})
+}
+
+// signedParts is what a verifier reads from a signed document, JSON or
+// XML: the signed bytes and the signature block's texts, as written.
+type signedParts struct {
+	doc         []byte // D, the document without its signature as signed
+	docDigest   string // DigestValue of the Reference with URI ""
+	sigValue    string // SignatureValue (base64)
+	cert        string // X509Certificate (base64 DER)
+	certDigest  string // the signed properties' CertDigest DigestValue
+	propsDigest string // DigestValue of the Reference "#id-xades-signed-props"
+	// props yields the forms of the signed properties that may have been
+	// hashed, most likely first; DS320 passes when one hashes to
+	// propsDigest. It is read only once the other checks have passed.
+	props iter.Seq[[]byte]
+}
+
+// checkSignature makes the checks Verify and VerifyXML share, in this
+// order: DS322 (SHA-256 of doc is docDigest), the certificate (DS300 when
+// it is not base64 DER), DS333 (sigValue is an RSA PKCS#1 v1.5 SHA-256
+// signature of doc by the certificate's key), DS323 (SHA-256 of the
+// certificate's DER is certDigest) and DS320 (a form of the signed
+// properties hashes to propsDigest). It returns nil or a *VerifyError.
+func checkSignature(p signedParts) error {
+	docHash := sha256.Sum256(p.doc)
+	if !digestIs(p.docDigest, docHash[:]) {
 		return fail(CodeDocDigest, "document digest does not match the document content")
 	}
 
-	der, err := base64.StdEncoding.DecodeString(certB64)
-	if err != nil {
-		return fail(CodeMalformed, "X509Certificate is not base64")
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return fail(CodeMalformed, "X509Certificate: "+err.Error())
+	cert, why := parseCertificate(p.cert)
+	if why != "" {
+		return fail(CodeMalformed, why)
 	}
 	pub, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {
 		return fail(CodeSignatureVal, "certificate key is not RSA")
 	}
-	sigBytes, err := base64.StdEncoding.DecodeString(sigB64)
+	sigBytes, err := base64.StdEncoding.DecodeString(p.sigValue)
 	if err != nil || rsa.VerifyPKCS1v15(pub, crypto.SHA256, docHash[:], sigBytes) != nil {
 		return fail(CodeSignatureVal, "signature value does not verify with the certificate")
 	}
 
-	certHash := sha256.Sum256(der)
-	if !digestIs(certDigest, certHash[:]) {
+	certHash := sha256.Sum256(cert.Raw)
+	if !digestIs(p.certDigest, certHash[:]) {
 		return fail(CodeCertDigest, "certificate digest does not match the certificate")
 	}
 
-	propsHash := sha256.Sum256(appendMinified(nil, b[qp.start:qp.end]))
-	if !digestIs(propsRef, propsHash[:]) {
-		return fail(CodePropsDigest, "signed properties digest does not match the signed properties")
+	for form := range p.props {
+		h := sha256.Sum256(form)
+		if digestIs(p.propsDigest, h[:]) {
+			return nil
+		}
 	}
-	return nil
+	return fail(CodePropsDigest, "signed properties digest does not match the signed properties")
 }
 
 // signatureElement returns the span of
@@ -180,6 +207,21 @@ func references(b []byte, sig span) (doc, props string, ok bool) {
 		return !(haveDoc && haveProps)
 	})
 	return doc, props, haveDoc && haveProps
+}
+
+// parseCertificate reads the base64 DER text of an X509Certificate (the
+// signature's and ReadSignature's); why says why it cannot, for DS300 or
+// SignatureInfo.CertificateError.
+func parseCertificate(b64 string) (cert *x509.Certificate, why string) {
+	der, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, "X509Certificate is not base64"
+	}
+	cert, err = x509.ParseCertificate(der)
+	if err != nil {
+		return nil, "X509Certificate: " + err.Error()
+	}
+	return cert, ""
 }
 
 // digestIs reports whether the base64 text b64 decodes to sum.

@@ -2,11 +2,6 @@ package dsig
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
 	"encoding/xml"
 	"strings"
 
@@ -104,47 +99,18 @@ func VerifyXML(signed []byte) error {
 	if err != nil {
 		return fail(CodeMalformed, "document cannot be canonicalised: "+err.Error())
 	}
-	docHash := sha256.Sum256(d)
-	if !digestIs(xmlText(docDigest), docHash[:]) {
-		return fail(CodeDocDigest, "document digest does not match the document content")
-	}
-
-	der, err := base64.StdEncoding.DecodeString(xmlText(certEl))
-	if err != nil {
-		return fail(CodeMalformed, "X509Certificate is not base64")
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return fail(CodeMalformed, "X509Certificate: "+err.Error())
-	}
-	pub, ok := cert.PublicKey.(*rsa.PublicKey)
-	if !ok {
-		return fail(CodeSignatureVal, "certificate key is not RSA")
-	}
-	sigBytes, err := base64.StdEncoding.DecodeString(xmlText(sigValue))
-	if err != nil || rsa.VerifyPKCS1v15(pub, crypto.SHA256, docHash[:], sigBytes) != nil {
-		return fail(CodeSignatureVal, "signature value does not verify with the certificate")
-	}
-
-	certHash := sha256.Sum256(der)
-	if !digestIs(xmlText(certDigest), certHash[:]) {
-		return fail(CodeCertDigest, "certificate digest does not match the certificate")
-	}
-
-	want := xmlText(propsDigest)
-	if raw, ok := elementBytes(signed, nsXades, "SignedProperties"); ok {
-		h := sha256.Sum256(raw)
-		if digestIs(want, h[:]) {
-			return nil
-		}
-	}
-	if c, err := goxmldsig.MakeC14N11Canonicalizer().Canonicalize(withScope(props)); err == nil {
-		h := sha256.Sum256(c)
-		if digestIs(want, h[:]) {
-			return nil
-		}
-	}
-	return fail(CodePropsDigest, "signed properties digest does not match the signed properties")
+	return checkSignature(signedParts{
+		doc: d, docDigest: xmlText(docDigest),
+		sigValue: xmlText(sigValue), cert: xmlText(certEl), certDigest: xmlText(certDigest), propsDigest: xmlText(propsDigest),
+		props: func(yield func([]byte) bool) {
+			if raw, ok := elementBytes(signed, nsXades, "SignedProperties"); ok && !yield(raw) {
+				return
+			}
+			if c, err := goxmldsig.MakeC14N11Canonicalizer().Canonicalize(withScope(props)); err == nil {
+				yield(c)
+			}
+		},
+	})
 }
 
 // signatureParts returns the root's one ext:UBLExtensions and one

@@ -6,13 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/retry"
 )
 
 // Delivery timings.
@@ -93,7 +93,7 @@ func (s *Service) deliveryLoop(ctx context.Context) {
 		if n > 0 && err == nil {
 			continue
 		}
-		rest := deliveryIdle/2 + time.Duration(rand.Int64N(int64(deliveryIdle)))
+		rest := retry.Around(deliveryIdle).Delay(1)
 		select {
 		case <-ctx.Done():
 		case <-s.hooks.wake:
@@ -180,10 +180,5 @@ func (s *Service) deliver(ctx context.Context, owner string, d *einvoice.Webhook
 // doubled per attempt up to an hour, with jitter (between half and all of
 // it), so the first retry comes within RetryBase.
 func (s *Service) retryDelay(n int) time.Duration {
-	d := s.hooks.retryBase
-	for i := 1; i < n && d < maxRetryDelay; i++ {
-		d *= 2
-	}
-	d = min(d, maxRetryDelay)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return retry.Policy{Base: s.hooks.retryBase, Max: maxRetryDelay, Jitter: retry.EqualJitter}.Delay(n)
 }

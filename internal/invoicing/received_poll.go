@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/retry"
 )
 
 // The received-documents poller's rules (DECISIONS 16).
@@ -82,8 +83,7 @@ func (s *Service) pollTenant(ctx context.Context, api einvoice.ReceivedAPI, t *e
 		p.Failures, next, err = 0, now.Add(max(ce.RetryAfter, time.Second)), nil
 	case err != nil && !errors.Is(err, context.DeadlineExceeded):
 		p.Failures++
-		back := s.receivedInterval << min(p.Failures, 10)
-		next = now.Add(min(back, receivedMaxBackoff))
+		next = now.Add(retry.Policy{Base: 2 * s.receivedInterval, Max: min(s.receivedInterval<<10, receivedMaxBackoff)}.Delay(p.Failures))
 	case !done:
 		p.Failures, next, err = 0, now, nil // more to catch up: due at once
 	default:

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/retry"
 )
 
 // chunks splits items into as few submissions as the authority's limits
@@ -204,13 +204,7 @@ func (s *Service) retryAttempts(j *einvoice.Job, cause error) int {
 // backoff is the wait before attempt n+1: exponential from 2 s, capped at 5
 // minutes, with jitter; at least the authority's Retry-After.
 func backoff(attempts int, retryAfter time.Duration) time.Duration {
-	d := 2 * time.Second
-	for i := 1; i < attempts && d < 5*time.Minute; i++ {
-		d *= 2
-	}
-	d = min(d, 5*time.Minute)
-	d = d/2 + time.Duration(rand.Int64N(int64(d)/2+1))
-	return max(d, retryAfter)
+	return max(retry.Policy{Base: 2 * time.Second, Max: 5 * time.Minute, Jitter: retry.EqualJitter}.Delay(attempts), retryAfter)
 }
 
 // retryLater releases the jobs for a later attempt by any worker.

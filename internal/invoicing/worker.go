@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/retry"
 )
 
 // claimBatch is how many jobs a worker takes at once.
@@ -44,7 +44,7 @@ func (s *Service) loop(ctx context.Context, what string, once func(context.Conte
 			s.log.WarnContext(ctx, what, "error", err)
 		}
 		if n == 0 || err != nil {
-			rest := s.idle/2 + time.Duration(rand.Int64N(int64(s.idle)))
+			rest := retry.Around(s.idle).Delay(1)
 			select {
 			case <-ctx.Done():
 			case <-time.After(rest):
@@ -251,10 +251,7 @@ func (s *Service) pollOne(ctx context.Context, t *einvoice.Tenant, creds einvoic
 func (s *Service) pollLater(ctx context.Context, j *einvoice.Job, owner string, cause error) {
 	now := s.now()
 	j.Attempts++
-	wait := s.pollAfter
-	for i := 1; i < j.Attempts && wait < time.Minute; i++ {
-		wait = wait * 3 / 2
-	}
+	wait := retry.Policy{Base: s.pollAfter, Max: time.Minute, Factor: 1.5}.Delay(j.Attempts)
 	if cause != nil {
 		j.LastError = truncate(cause.Error(), 500)
 		if ce, ok := einvoice.AsCallError(cause); ok {

@@ -311,8 +311,15 @@ func (s *Store) tx(ctx context.Context, fn txFunc) error {
 	if s.group != nil {
 		return s.group.do(ctx, fn)
 	}
+	return retryTx(ctx, s.w, fn)
+}
+
+// retryTx runs fn in a transaction on db and, after a serialization
+// failure or a deadlock, again at once (no wait between runs), up
+// to txRetries times: for tx and hooksTx alike.
+func retryTx(ctx context.Context, db *sql.DB, fn txFunc) error {
 	for attempt := 0; ; attempt++ {
-		err := runTx(ctx, s.w, fn)
+		err := runTx(ctx, db, fn)
 		if attempt < txRetries && retryable(err) {
 			continue
 		}

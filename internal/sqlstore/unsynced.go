@@ -69,11 +69,5 @@ func (s *Store) hooksTx(ctx context.Context, fn txFunc) error {
 	if err != nil {
 		return err
 	}
-	for attempt := 0; ; attempt++ {
-		err := runTx(ctx, db, fn)
-		if attempt < txRetries && retryable(err) {
-			continue
-		}
-		return err
-	}
+	return retryTx(ctx, db, fn)
 }
