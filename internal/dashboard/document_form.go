@@ -340,7 +340,7 @@ func documentOf(v map[string]string, info einvoice.KindInfo, n int) (*einvoice.D
 		}
 	}
 	if s := v["erpIssuedAt"]; s != "" {
-		t, err := time.Parse("2006-01-02", s)
+		t, err := time.ParseInLocation("2006-01-02", s, einvoice.MYT) // a Malaysian date, as shown
 		if err != nil {
 			f.Add("erpIssuedAt", "must be a date such as 2026-03-01")
 		} else {
@@ -395,7 +395,7 @@ func valuesOf(d *einvoice.Document) map[string]string {
 		"currencyCode": d.CurrencyCode, "exchangeRate": formatNumber(d.ExchangeRate), "invoiceDiscountAmount": formatAmount(d.InvoiceDiscount),
 		"invoiceDiscountDescription": d.InvoiceDiscountDesc}
 	if d.ErpIssuedAt != nil {
-		v["erpIssuedAt"] = d.ErpIssuedAt.UTC().Format("2006-01-02")
+		v["erpIssuedAt"] = d.ErpIssuedAt.In(einvoice.MYT).Format("2006-01-02")
 	}
 	if p := d.Payment; p != nil {
 		v["payment.paymentMode"], v["payment.paymentTerms"], v["payment.supplierBankAccountNumber"] = p.PaymentMode, p.PaymentTerms, p.SupplierBankAccountNumber

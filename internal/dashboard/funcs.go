@@ -12,8 +12,9 @@ import (
 var funcs = template.FuncMap{
 	"amount":   formatAmount,
 	"number":   formatNumber,
-	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"date":     formatDate,
 	"datetime": formatTime,
+	"rfc3339":  func(t time.Time) string { return t.Format(time.RFC3339) },
 	"hint":     einvoice.AuthorityHint,
 	"field":    fieldOf,
 }
@@ -34,14 +35,18 @@ func formatNumber(n *money.Number) string {
 	return n.String()
 }
 
-// formatTime writes a time in UTC to the minute ("" when absent).
+// formatDate writes the Malaysian calendar date of a time (DECISIONS 19).
+func formatDate(t time.Time) string { return t.In(einvoice.MYT).Format(einvoice.DateLayout) }
+
+// formatTime writes a time in Malaysian time to the minute, labelled MYT
+// ("" when absent).
 func formatTime(t any) string {
 	switch v := t.(type) {
 	case time.Time:
-		return v.UTC().Format("2006-01-02 15:04 UTC")
+		return einvoice.FormatMYT(v)
 	case *time.Time:
 		if v != nil {
-			return v.UTC().Format("2006-01-02 15:04 UTC")
+			return einvoice.FormatMYT(*v)
 		}
 	}
 	return ""

@@ -84,8 +84,8 @@ func MonthEnded(month string, now time.Time) bool {
 // PreviousMonth is the Malaysian month before the one of now, YYYY-MM, and
 // the day of the month now is (Malaysian time).
 func PreviousMonth(now time.Time) (string, int) {
-	local := now.In(malaysia)
-	first := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, malaysia)
+	local := now.In(MYT)
+	first := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, MYT)
 	return first.AddDate(0, -1, 0).Format("2006-01"), local.Day()
 }
 

@@ -155,15 +155,22 @@ type Document struct {
 // (Authority.IssuedAt, the moment of submission); otherwise (a draft) of its
 // creation.
 func (d *Document) IssueDate() time.Time {
-	at := d.CreatedAt
+	y, m, day := d.IssueTime().UTC().Date()
+	return time.Date(y, m, day, 0, 0, 0, 0, time.UTC)
+}
+
+// IssueTime is the moment whose date IssueDate is: erpIssuedAt when given,
+// otherwise the issue time recorded at submission, otherwise the creation.
+// A person reads its Malaysian date (DECISIONS 19), which IssueDate, a UTC
+// date, is not.
+func (d *Document) IssueTime() time.Time {
 	switch {
 	case d.ErpIssuedAt != nil:
-		at = *d.ErpIssuedAt
+		return *d.ErpIssuedAt
 	case d.Authority != nil && d.Authority.IssuedAt != nil:
-		at = *d.Authority.IssuedAt
+		return *d.Authority.IssuedAt
 	}
-	y, m, day := at.UTC().Date()
-	return time.Date(y, m, day, 0, 0, 0, 0, time.UTC)
+	return d.CreatedAt
 }
 
 // Totals are the document-level amounts (DECISIONS section 6, step 5 on).

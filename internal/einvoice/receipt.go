@@ -92,7 +92,7 @@ type Receipt struct {
 }
 
 // ReceiptMonth is the Malaysian calendar month (UTC+8) of t, as YYYY-MM.
-func ReceiptMonth(t time.Time) string { return t.In(malaysia).Format("2006-01") }
+func ReceiptMonth(t time.Time) string { return t.In(MYT).Format("2006-01") }
 
 // ParseReceiptMonth reads a month as YYYY-MM, and returns its first moment
 // in Malaysian time; false when s is not a month.
@@ -100,7 +100,7 @@ func ParseReceiptMonth(s string) (time.Time, bool) {
 	if len(s) != 7 {
 		return time.Time{}, false
 	}
-	t, err := time.ParseInLocation("2006-01", s, malaysia)
+	t, err := time.ParseInLocation("2006-01", s, MYT)
 	if err != nil {
 		return time.Time{}, false
 	}

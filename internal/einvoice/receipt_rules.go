@@ -146,7 +146,7 @@ func WithinRelaxation(p *Profile, at time.Time) bool {
 	if p.ConsolidationRelaxedUntil == "" {
 		return false
 	}
-	until, err := time.ParseInLocation(DateLayout, p.ConsolidationRelaxedUntil, malaysia)
+	until, err := time.ParseInLocation(DateLayout, p.ConsolidationRelaxedUntil, MYT)
 	if err != nil {
 		return false
 	}

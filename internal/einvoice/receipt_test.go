@@ -57,8 +57,8 @@ func TestReceiptExclusion(t *testing.T) {
 		{"at the limit", "10000.00", "", "", from, "", false},
 		{"a sen over", "10000.01", "", "", from, "", true},
 		{"the day before the rule", "50000", "", "", from.Add(-time.Second), "", false},
-		{"within the relaxation", "50000", "", "", from.AddDate(0, 1, 0), from.AddDate(0, 1, 0).In(malaysia).Format(DateLayout), false},
-		{"the day after the relaxation", "50000", "", "", from.AddDate(0, 1, 1), from.AddDate(0, 1, 0).In(malaysia).Format(DateLayout), true},
+		{"within the relaxation", "50000", "", "", from.AddDate(0, 1, 0), from.AddDate(0, 1, 0).In(MYT).Format(DateLayout), false},
+		{"the day after the relaxation", "50000", "", "", from.AddDate(0, 1, 1), from.AddDate(0, 1, 0).In(MYT).Format(DateLayout), true},
 		{"USD over in MYR", "2500", "USD", "4.5", from, "", true},
 		{"USD under in MYR", "2222.22", "USD", "4.5", from, "", false},
 	}

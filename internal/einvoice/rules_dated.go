@@ -33,11 +33,8 @@ type DatedRule struct {
 	Why      string
 }
 
-// malaysia is the authority's time zone (no daylight saving).
-var malaysia = time.FixedZone("MYT", 8*60*60)
-
 // day is 00:00 Malaysian time of a date.
-func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, malaysia) }
+func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, MYT) }
 
 // DatedRules is the one table of the authority's rules that change by date
 // and environment: every date lives here and nowhere else. A row whose

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/refdata"
 )
@@ -11,16 +12,13 @@ import (
 // dash stands for a value that is absent.
 const dash = "-"
 
-// malaysia is Malaysian time, UTC+8 all year.
-var malaysia = time.FixedZone("MYT", 8*60*60)
-
-// formatTime writes t in Malaysian time with its offset:
-// "2026-03-01 10:15:00 (UTC+08:00)".
+// formatTime writes t as every page a person reads does (DECISIONS 19):
+// "2026-03-01 10:15 MYT".
 func formatTime(t time.Time) string {
 	if t.IsZero() {
 		return dash
 	}
-	return t.In(malaysia).Format("2006-01-02 15:04:05") + " (UTC+08:00)"
+	return einvoice.FormatMYT(t)
 }
 
 // formatAmount writes a with two decimals and thousands separators:

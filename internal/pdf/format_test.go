@@ -84,7 +84,7 @@ func TestFormatNumberIgnoresDecimalSettings(t *testing.T) {
 
 func TestFormatTime(t *testing.T) {
 	got := formatTime(time.Date(2026, 12, 31, 17, 30, 0, 0, time.UTC))
-	if want := "2027-01-01 01:30:00 (UTC+08:00)"; got != want {
+	if want := "2027-01-01 01:30 MYT"; got != want {
 		t.Errorf("formatTime = %q, want %q", got, want)
 	}
 	if formatTime(time.Time{}) != dash {

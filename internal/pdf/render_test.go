@@ -96,8 +96,8 @@ func TestRenderValidDocument(t *testing.T) {
 		"Syarikat Jaya Sdn. Bhd.", "腾讯科技有限公司",
 		"C21638015020", "C20880050010", "BRN 201901234567", "W10-1808-32000001", "141-1908-12345678",
 		"Wilayah Persekutuan Kuala Lumpur", "Selangor", "Malaysia", // state and country names
-		"2026-03-01 10:15:00 (UTC+08:00)", // issued, in Malaysian time
-		"2026-03-01 10:17:30 (UTC+08:00)", // validated
+		"2026-03-01 10:15 MYT", // issued, in Malaysian time
+		"2026-03-01 10:17 MYT", // validated
 		"MYR (Malaysian Ringgit)", "2026-02-01 to 2026-02-28",
 		"Service Tax", "8%", "562.50", "45.00", "607.50", "MYR 507.50",
 		"Bank Transfer (03)", "30 days from the invoice date", "5140-1234-5678", "PRE-0042",
@@ -129,7 +129,7 @@ func TestRenderNotValidated(t *testing.T) {
 		}
 	}
 	// The erpIssuedAt time, labelled as such.
-	mustContain(t, got, "Issued (ERP)", "2026-03-01 10:15:00 (UTC+08:00)")
+	mustContain(t, got, "Issued (ERP)", "2026-03-01 10:15 MYT")
 }
 
 func TestRenderKindsAndReferences(t *testing.T) {
@@ -192,11 +192,28 @@ func TestRenderIssueTimeLabels(t *testing.T) {
 	}
 	// The authority's issue time comes first, then the ERP's, then the
 	// creation time.
-	check("Issued", "2026-03-01 10:15:00 (UTC+08:00)", "Issued (ERP)", "Created", "09:15:00")
+	check("Issued", "2026-03-01 10:15 MYT", "Issued (ERP)", "Created", "09:15 MYT")
 	in.Doc.Authority = nil
-	check("Issued (ERP)", "2026-03-01 09:15:00 (UTC+08:00)", "Created", "10:15:00")
+	check("Issued (ERP)", "2026-03-01 09:15 MYT", "Created", "10:15 MYT")
 	in.Doc.ErpIssuedAt = nil
-	check("Created", "2026-02-28 10:15:00 (UTC+08:00)", "Issued")
+	check("Created", "2026-02-28 10:15 MYT", "Issued")
+}
+
+// TestRenderMalaysianTime: a document issued at 16:35 UTC on 27 November
+// was issued at 00:35 on the 28th in Malaysia; the PDF says so, labelled,
+// as the dashboard and the request page do (DECISIONS 19).
+func TestRenderMalaysianTime(t *testing.T) {
+	in := sampleInput(1, true)
+	at := time.Date(2026, 11, 27, 16, 35, 0, 0, time.UTC)
+	in.Doc.ErpIssuedAt, in.Doc.Authority.IssuedAt, in.Doc.CreatedAt = &at, &at, at
+	in.Validation.ValidatedAt = at.Add(2 * time.Minute)
+	got := text(t, render(t, in))
+	mustContain(t, got, "Issued", "2026-11-28 00:35 MYT", "2026-11-28 00:37 MYT")
+	for _, absent := range []string{"2026-11-27", "16:35", "UTC"} {
+		if strings.Contains(got, absent) {
+			t.Errorf("text has %q, the UTC reading of the issue time", absent)
+		}
+	}
 }
 
 func TestRenderManyLines(t *testing.T) {

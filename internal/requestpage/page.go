@@ -209,7 +209,7 @@ func selfPath(token string) string { return "/r/" + token }
 func fillReceipt(p *pageData, v *invoicing.ReceiptRequestView) {
 	rc := v.Receipt
 	p.Self, p.Shop, p.Number = selfPath(rc.Token), v.Shop, rc.ReceiptNumber
-	p.Date = rc.IssuedAt.In(time.FixedZone("MYT", 8*3600)).Format("2006-01-02 15:04")
+	p.Date = einvoice.FormatMYT(rc.IssuedAt)
 	p.Currency = rc.CurrencyCode
 	if rc.TotalPayableAmount != nil {
 		p.Total = rc.TotalPayableAmount.String()
