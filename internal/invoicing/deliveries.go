@@ -66,8 +66,8 @@ func (s *Service) wakeDeliveries() {
 	}
 }
 
-// runDeliveries starts the delivery workers and the purge of old events
-// (when the service has a webhook sender) in wg.
+// runDeliveries starts the delivery workers (when the service has a webhook
+// sender) in wg.
 func (s *Service) runDeliveries(ctx context.Context, wg *sync.WaitGroup) {
 	if s.hooks.sender == nil {
 		return
@@ -75,7 +75,6 @@ func (s *Service) runDeliveries(ctx context.Context, wg *sync.WaitGroup) {
 	for i := 0; i < s.hooks.workers; i++ {
 		wg.Go(func() { s.deliveryLoop(ctx) })
 	}
-	wg.Go(func() { s.purgeLoop(ctx) })
 }
 
 // deliveryLoop delivers until ctx ends, resting when there is nothing due

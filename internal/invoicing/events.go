@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -82,22 +81,4 @@ func (s *Service) PurgeOnce(ctx context.Context) (int, error) {
 		s.log.InfoContext(ctx, "old events purged", "events", n)
 	}
 	return n, nil
-}
-
-// purgeLoop purges old events and the dashboard's ended sessions hourly
-// until ctx ends.
-func (s *Service) purgeLoop(ctx context.Context) {
-	for {
-		if _, err := s.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "purge events", "error", err)
-		}
-		if _, err := s.PurgeSessions(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "purge sessions", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Hour):
-		}
-	}
 }

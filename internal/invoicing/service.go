@@ -51,7 +51,11 @@ type Options struct {
 	// Lease is how long a claimed job is held before another worker may take
 	// it over (60 s); it must exceed Wait.
 	Lease time.Duration
-	// Workers is the number of workers Run starts (2).
+	// Workers is the number of submission workers Run starts: each sends,
+	// polls for verdicts and settles unknown outcomes. None when 0: the
+	// service then sends only within submit requests, and Run's other
+	// loops (webhooks, received documents, consolidations, housekeeping)
+	// run all the same.
 	Workers int
 	// Idle is how long an idle worker waits before looking for work (1 s).
 	Idle time.Duration
@@ -154,9 +158,7 @@ func New(o Options) *Service {
 	if o.Lease <= o.Wait {
 		o.Lease = 6 * o.Wait
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = max(o.Workers, 0)
 	if o.Idle <= 0 {
 		o.Idle = time.Second
 	}
