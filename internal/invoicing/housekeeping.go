@@ -15,7 +15,7 @@ const housekeepingEvery = time.Hour
 // keys. Each purge is tried whatever became of the others; the errors are
 // logged.
 func (s *Service) HousekeepingOnce(ctx context.Context) {
-	if _, err := s.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
+	if _, err := s.PurgeEvents(ctx); err != nil && ctx.Err() == nil {
 		s.log.WarnContext(ctx, "purge events", "error", err)
 	}
 	if _, err := s.PurgeSessions(ctx); err != nil && ctx.Err() == nil {

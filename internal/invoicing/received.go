@@ -124,7 +124,7 @@ func (s *Service) ListReceived(ctx context.Context, tenantID string, f einvoice.
 func (s *Service) received(ctx context.Context, tenantID, id string) (*einvoice.ReceivedDocument, error) {
 	d, err := s.store.GetReceived(ctx, tenantID, id)
 	if errors.Is(err, einvoice.ErrNotFound) {
-		return nil, einvoice.Errorf(einvoice.CodeReceivedNotFound, "No received document has the id %q.", truncate(id, 60))
+		return nil, einvoice.Errorf(einvoice.CodeReceivedNotFound, "No received document has the id %q.", einvoice.Truncate(id, 60))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get received document: %w", err)

@@ -309,7 +309,7 @@ func (s *Service) fetchReceived(ctx context.Context, api einvoice.ReceivedAPI, t
 	if err != nil {
 		return fmt.Errorf("store received document %s: %w", uuid, err)
 	}
-	s.wakeDeliveries()
+	s.Wake()
 	return nil
 }
 
@@ -344,7 +344,7 @@ func (s *Service) receivedCancelled(ctx context.Context, tenantID string, sum ei
 	if err := s.store.UpdateReceived(ctx, einvoice.ReceivedWrite{Doc: d, Notify: s.receivedEvents(ctx, d, einvoice.EventReceivedCancelled)}); err != nil {
 		return fmt.Errorf("record cancellation of received document %s: %w", sum.UUID, err)
 	}
-	s.wakeDeliveries()
+	s.Wake()
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
 
 // The authority's hosts (reference myinvois.md 1.1).
@@ -101,6 +102,9 @@ type Options struct {
 // and the PDF) and the workers that take documents to the authority and
 // follow them there. It is made once, by New, and not changed after.
 type Service struct {
+	// The capabilities, whose methods are the Service's.
+	*webhookService
+
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
 	sandboxAPI    string
@@ -115,7 +119,6 @@ type Service struct {
 	workers       int
 	idle          time.Duration
 	pollAfter     time.Duration
-	hooks         webhookOptions
 	// publicURL is the base of receipts' request URLs.
 	publicURL string
 	// autoConsolidate and scheduleInterval drive the consolidation
@@ -177,13 +180,22 @@ func New(o Options) *Service {
 	if o.PublicURL == "" {
 		o.PublicURL = "http://127.0.0.1"
 	}
-	return &Service{autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+	now := func() time.Time { return o.Now().UTC().Truncate(time.Microsecond) }
+	hooks := webhooks.New(webhooks.Options{Store: o.Store, Sender: o.Webhooks, AllowPrivate: o.WebhookAllowPrivate,
+		Workers: o.DeliveryWorkers, RetryBase: o.RetryBase, OnDelivery: o.OnDelivery, Now: now, NewID: o.NewID, Logger: o.Logger})
+	return &Service{webhookService: hooks, autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
 		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
-		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o),
+		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter,
 		bulkSlots: make(chan struct{}, bulkAtOnce)}
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
+
+// The capability services the Service embeds, by names of their own.
+type webhookService = webhooks.Service
+
+// WebhookInput is what a create or update of a webhook gives.
+type WebhookInput = webhooks.Input
 
 // Submits reports whether the service has a tax authority to submit to
 // (the administration commands' service has none).

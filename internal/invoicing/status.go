@@ -64,7 +64,7 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 			if rec.ValidatedAt != nil {
 				rr.CancelBefore = rec.ValidatedAt.Add(einvoice.CancelWindow)
 			}
-			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(state.StatusReason, 200)
+			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+einvoice.Truncate(state.StatusReason, 200)
 			typ = einvoice.EventDocumentRejectionRequested
 		} else if from == einvoice.StatusValid {
 			return true, nil // nothing new
@@ -202,7 +202,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	}
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
-	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + einvoice.Truncate(reason, 200), At: now}
 	// The authority has cancelled it: record that even if the client left.
 	if err := s.writeNotified(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev,
 		Notify: s.documentEvent(ctx, d, nil, einvoice.EventDocumentCancelled)}); err != nil {

@@ -44,7 +44,7 @@ func (s *Service) Run(ctx context.Context) {
 	if s.autoConsolidate {
 		wg.Go(func() { s.scheduleLoop(ctx) })
 	}
-	s.runDeliveries(ctx, &wg)
+	wg.Go(func() { s.webhookService.Run(ctx) })
 	wg.Go(func() { s.housekeepingLoop(ctx) })
 	wg.Wait()
 }
@@ -266,7 +266,7 @@ func (s *Service) pollLater(ctx context.Context, j *einvoice.Job, owner string, 
 	j.Attempts++
 	wait := retry.Policy{Base: s.pollAfter, Max: time.Minute, Factor: 1.5}.Delay(j.Attempts)
 	if cause != nil {
-		j.LastError = truncate(cause.Error(), 500)
+		j.LastError = einvoice.Truncate(cause.Error(), 500)
 		if ce, ok := einvoice.AsCallError(cause); ok {
 			if ce.NotSent || ce.Status == 429 {
 				// Throttled, by the authority or by our own budget for it:
