@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/received"
 	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
 
@@ -104,6 +105,7 @@ type Options struct {
 type Service struct {
 	// The capabilities, whose methods are the Service's.
 	*webhookService
+	*receivedService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -126,9 +128,6 @@ type Service struct {
 	autoConsolidate  bool
 	consolidateWait  time.Duration
 	scheduleInterval time.Duration
-	// receivedInterval is the received-documents poller's interval.
-	receivedInterval time.Duration
-	receivedStates   sync.Map // tenant id -> *receivedState
 
 	keyCache sync.Map // [sha256.Size]byte -> cachedKey
 	// bulkSlots bounds the bulk submits this process builds at once
@@ -183,19 +182,38 @@ func New(o Options) *Service {
 	now := func() time.Time { return o.Now().UTC().Truncate(time.Microsecond) }
 	hooks := webhooks.New(webhooks.Options{Store: o.Store, Sender: o.Webhooks, AllowPrivate: o.WebhookAllowPrivate,
 		Workers: o.DeliveryWorkers, RetryBase: o.RetryBase, OnDelivery: o.OnDelivery, Now: now, NewID: o.NewID, Logger: o.Logger})
-	return &Service{webhookService: hooks, autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+	s := &Service{webhookService: hooks, autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
 		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
 		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter,
 		bulkSlots: make(chan struct{}, bulkAtOnce)}
+	api, _ := o.Authority.(einvoice.ReceivedAPI)
+	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
+		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: now, NewID: o.NewID, Logger: o.Logger})
+	return s
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
 
 // The capability services the Service embeds, by names of their own.
-type webhookService = webhooks.Service
+type (
+	webhookService  = webhooks.Service
+	receivedService = received.Service
+)
 
-// WebhookInput is what a create or update of a webhook gives.
-type WebhookInput = webhooks.Input
+// The capabilities' types the adapters name.
+type (
+	// WebhookInput is what a create or update of a webhook gives.
+	WebhookInput = webhooks.Input
+	// ReceivedDocumentView is a received document as the API shows it.
+	ReceivedDocumentView = received.View
+	// ReceivedParty is the issuer or receiver of a received document.
+	ReceivedParty = received.Party
+	// ReceivedTotals are a received document's totals.
+	ReceivedTotals = received.Totals
+)
+
+// ReceivedStatuses are the statuses the received list filters by.
+var ReceivedStatuses = received.Statuses
 
 // Submits reports whether the service has a tax authority to submit to
 // (the administration commands' service has none).

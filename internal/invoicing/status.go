@@ -1,7 +1,6 @@
 package invoicing
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,7 +197,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	err = s.authority.CancelDocument(callCtx, creds, d.Authority.DocumentUUID, reason)
 	cancel()
 	if err != nil {
-		return nil, authorityError(err, "cancel")
+		return nil, einvoice.AuthorityCallError(err, "cancel")
 	}
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
@@ -209,17 +208,4 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 		return nil, fmt.Errorf("record cancellation: %w", err)
 	}
 	return &StatusResult{Doc: d, ValidationURL: s.ValidationURL(t, d)}, nil
-}
-
-// authorityError turns a failed synchronous call into the API's error: the
-// authority's refusal (422 AUTHORITY_REJECTED) or its absence (503).
-func authorityError(err error, what string) error {
-	ce, ok := einvoice.AsCallError(err)
-	if ok && !ce.Temporary() {
-		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the %s: %s", what, cmp.Or(ce.Body.Message, ce.Body.Code, err.Error()))
-		e.Authority = []einvoice.AuthorityError{ce.Body}
-		return e
-	}
-	return &einvoice.Error{Code: einvoice.CodeAuthorityUnavailable,
-		Message: fmt.Sprintf("The tax authority could not be reached for the %s; try again later.", what), Err: err}
 }

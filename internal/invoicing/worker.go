@@ -37,9 +37,7 @@ func (s *Service) Run(ctx context.Context) {
 		wg.Go(func() { s.loop(ctx, "verdicts", s.PollOnce) })
 		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
-	if _, ok := s.authority.(einvoice.ReceivedAPI); ok {
-		wg.Go(func() { s.loop(ctx, "received documents", s.ReceivedOnce) })
-	}
+	wg.Go(func() { s.receivedService.Run(ctx) })
 	wg.Go(func() { s.loop(ctx, "consolidations", s.ConsolidateOnce) })
 	if s.autoConsolidate {
 		wg.Go(func() { s.scheduleLoop(ctx) })
