@@ -3,8 +3,6 @@ package invoicing
 import (
 	"context"
 	"time"
-
-	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
 // housekeepingEvery is how often the housekeeping loop purges.
@@ -21,9 +19,7 @@ func (s *Service) HousekeepingOnce(ctx context.Context) {
 	if _, err := s.PurgeSessions(ctx); err != nil && ctx.Err() == nil {
 		s.log.WarnContext(ctx, "purge sessions", "error", err)
 	}
-	if st, ok := s.store.(einvoice.IdempotencyStore); ok {
-		s.purgeIdempotencyKeys(ctx, st, s.now())
-	}
+	s.PurgeIdempotencyKeys(ctx)
 }
 
 // housekeepingLoop runs HousekeepingOnce now and hourly until ctx ends,

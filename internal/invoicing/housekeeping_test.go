@@ -10,15 +10,12 @@ import (
 
 // TestHousekeepingRunsAlone: Run purges the dashboard's ended sessions
 // though every other loop is switched off: no submission workers, no
-// webhook sender, no authority.
+// webhook sender.
 func TestHousekeepingRunsAlone(t *testing.T) {
 	ctx := context.Background()
-	svc, store, _ := newService(t, 0)
-	tn, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := svc.CreateAPIKey(ctx, tn.ID, einvoice.PermRead)
+	w := newWorld(t, sqliteDSN(t))
+	svc, store := w.svc, w.store
+	_, key, err := svc.CreateAPIKey(ctx, w.tenant.ID, einvoice.PermRead)
 	if err != nil {
 		t.Fatal(err)
 	}

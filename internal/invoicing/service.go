@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/access"
 	"github.com/einvoice/einvoice/internal/invoicing/received"
 	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
@@ -106,6 +107,7 @@ type Service struct {
 	// The capabilities, whose methods are the Service's.
 	*webhookService
 	*receivedService
+	*accessService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -115,7 +117,6 @@ type Service struct {
 	clock         func() time.Time
 	newID         func() string
 	log           *slog.Logger
-	keyCacheTTL   time.Duration
 	wait          time.Duration
 	lease         time.Duration
 	workers       int
@@ -129,15 +130,10 @@ type Service struct {
 	consolidateWait  time.Duration
 	scheduleInterval time.Duration
 
-	keyCache sync.Map // [sha256.Size]byte -> cachedKey
 	// bulkSlots bounds the bulk submits this process builds at once
 	// (bulk.go).
 	bulkSlots chan struct{}
 	signers   sync.Map // tenant id -> *signerEntry
-
-	// idemPurged is when expired idempotency keys were last purged (unix
-	// nanoseconds).
-	idemPurged atomic.Int64
 
 	// submitStreak counts this process's submit calls that the authority
 	// failed in a row (reset by any success): the retry backoff grows with
@@ -179,16 +175,17 @@ func New(o Options) *Service {
 	if o.PublicURL == "" {
 		o.PublicURL = "http://127.0.0.1"
 	}
-	now := func() time.Time { return o.Now().UTC().Truncate(time.Microsecond) }
 	hooks := webhooks.New(webhooks.Options{Store: o.Store, Sender: o.Webhooks, AllowPrivate: o.WebhookAllowPrivate,
-		Workers: o.DeliveryWorkers, RetryBase: o.RetryBase, OnDelivery: o.OnDelivery, Now: now, NewID: o.NewID, Logger: o.Logger})
-	s := &Service{webhookService: hooks, autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
-		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
+		Workers: o.DeliveryWorkers, RetryBase: o.RetryBase, OnDelivery: o.OnDelivery, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	s := &Service{webhookService: hooks,
+		accessService:   access.New(access.Options{Store: o.Store, KeyCacheTTL: o.KeyCacheTTL, Now: o.Now, NewID: o.NewID, Logger: o.Logger}),
+		autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger,
 		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter,
 		bulkSlots: make(chan struct{}, bulkAtOnce)}
 	api, _ := o.Authority.(einvoice.ReceivedAPI)
 	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
-		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: now, NewID: o.NewID, Logger: o.Logger})
+		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	return s
 }
 
@@ -198,6 +195,7 @@ func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microse
 type (
 	webhookService  = webhooks.Service
 	receivedService = received.Service
+	accessService   = access.Service
 )
 
 // The capabilities' types the adapters name.
@@ -211,6 +209,17 @@ type (
 	// ReceivedTotals are a received document's totals.
 	ReceivedTotals = received.Totals
 )
+
+// IdempotencyHeader is the request header that carries an idempotency key.
+const IdempotencyHeader = access.IdempotencyHeader
+
+// CheckIdempotencyKey refuses a key that is empty, longer than 255
+// characters or not printable ASCII: a 422 naming the header.
+func CheckIdempotencyKey(key string) error { return access.CheckIdempotencyKey(key) }
+
+// KeepsResponse reports whether a response of this status is kept under
+// its idempotency key.
+func KeepsResponse(status int) bool { return access.KeepsResponse(status) }
 
 // ReceivedStatuses are the statuses the received list filters by.
 var ReceivedStatuses = received.Statuses

@@ -39,8 +39,7 @@ type Options struct {
 	Lease time.Duration
 	// Idle is how long the poller rests when no pass was due (1 s).
 	Idle time.Duration
-	// Now is the clock, in UTC to the microsecond as stored (time.Now when
-	// nil).
+	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// NewID makes a new sortable id (UUID v7).
 	NewID  func() string
@@ -85,7 +84,7 @@ func New(o Options) *Service {
 		s.idle = time.Second
 	}
 	if s.clock == nil {
-		s.clock = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+		s.clock = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -93,7 +92,7 @@ func New(o Options) *Service {
 	return s
 }
 
-func (s *Service) now() time.Time { return s.clock() }
+func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
 
 // tenant reads a tenant.
 func (s *Service) tenant(ctx context.Context, id string) (*einvoice.Tenant, error) {

@@ -35,8 +35,7 @@ type Options struct {
 	// OnDelivery, when set, is told the outcome of every delivery attempt
 	// (delivered, failed, gave_up) and its duration.
 	OnDelivery func(outcome string, d time.Duration)
-	// Now is the clock, in UTC to the microsecond as stored (time.Now when
-	// nil).
+	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// NewID makes a new sortable id (UUID v7).
 	NewID  func() string
@@ -76,7 +75,7 @@ func New(o Options) *Service {
 		s.onDelivery = func(string, time.Duration) {}
 	}
 	if s.clock == nil {
-		s.clock = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+		s.clock = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -84,7 +83,7 @@ func New(o Options) *Service {
 	return s
 }
 
-func (s *Service) now() time.Time { return s.clock() }
+func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
 
 // ListEvents returns one page of the tenant's events.
 func (s *Service) ListEvents(ctx context.Context, tenantID string, f einvoice.EventFilter) (einvoice.Page[*einvoice.APIEvent], error) {
