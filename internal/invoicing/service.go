@@ -101,8 +101,11 @@ type Options struct {
 
 // Service is the application: every use case of the API (tenants and keys,
 // parties, documents, validate, submit, bulk, status, cancel, the QR code
-// and the PDF) and the workers that take documents to the authority and
-// follow them there. It is made once, by New, and not changed after.
+// and the PDF, receipts, received documents, webhooks and events) and the
+// loops that take documents to the authority and follow them there,
+// deliver webhooks, poll received documents and purge. The capabilities'
+// services are embedded: their methods are the Service's. It is made once,
+// by New, and not changed after.
 type Service struct {
 	// The capabilities, whose methods are the Service's.
 	*webhookService
