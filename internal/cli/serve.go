@@ -82,9 +82,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	workDone := make(chan struct{})
 	go func() {
 		defer close(workDone)
-		if cfg.Workers > 0 {
-			svc.Run(workCtx)
-		}
+		svc.Run(workCtx) // each loop switched by its own setting
 	}()
 	defer func() { stopWork(); <-workDone }()
 	srv := newHTTPServer(ctx, cfg, handler, logger)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -94,8 +95,9 @@ func TestEventsAndWebhooks(t *testing.T) {
 				t.Errorf("delivered event %s is not the listed one", g.Event.ID)
 			}
 		}
-		// The log: one delivered attempt each.
-		dl, err := c.Webhooks.Deliveries(ctx, h.ID, &client.ListOptions{PerPage: 100})
+		// The log: one delivered attempt each (recorded once the receiver
+		// has answered, so perhaps a moment after it got the request).
+		dl, err := waitDeliveriesRecorded(ctx, c, h.ID, 10*time.Second)
 		for _, d := range must(t, dl, err).Items {
 			if d.State != "delivered" || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != 200 {
 				t.Errorf("delivery %+v", d)
@@ -105,4 +107,18 @@ func TestEventsAndWebhooks(t *testing.T) {
 			t.Errorf("%d deliveries, want %d", len(dl.Items), len(events))
 		}
 	})
+}
+
+// waitDeliveriesRecorded lists a webhook's deliveries until none is pending
+// any more, or within has passed: a delivery's attempt is recorded after the
+// receiver answers it.
+func waitDeliveriesRecorded(ctx context.Context, c *client.Client, hookID string, within time.Duration) (*client.Page[client.WebhookDelivery], error) {
+	deadline := time.Now().Add(within)
+	for {
+		dl, err := c.Webhooks.Deliveries(ctx, hookID, &client.ListOptions{PerPage: 100})
+		if err != nil || time.Now().After(deadline) || !slices.ContainsFunc(dl.Items, func(d client.WebhookDelivery) bool { return d.State == "pending" }) {
+			return dl, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -1,6 +1,7 @@
 package einvoice
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -244,4 +245,18 @@ func AsCallError(err error) (*CallError, bool) {
 	var ce *CallError
 	ok := errors.As(err, &ce)
 	return ce, ok
+}
+
+// AuthorityCallError turns a failed synchronous call to the authority (for
+// what: "rejection", "cancellation") into the API's error: the authority's
+// refusal (422 AUTHORITY_REJECTED) or its absence (503).
+func AuthorityCallError(err error, what string) error {
+	ce, ok := AsCallError(err)
+	if ok && !ce.Temporary() {
+		e := Errorf(CodeAuthorityRejected, "The tax authority refused the %s: %s", what, cmp.Or(ce.Body.Message, ce.Body.Code, err.Error()))
+		e.Authority = []AuthorityError{ce.Body}
+		return e
+	}
+	return &Error{Code: CodeAuthorityUnavailable,
+		Message: fmt.Sprintf("The tax authority could not be reached for the %s; try again later.", what), Err: err}
 }

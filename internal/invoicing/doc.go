@@ -1,10 +1,17 @@
 // Package invoicing is the application layer: every use case of the API, in
 // one Service made once with its dependencies (the store, the tax
-// authority's API, the clock). It applies the domain's rules (package
-// einvoice) to tenants, keys, parties and documents, validates documents,
-// takes them to the tax authority exactly once and follows them to their
-// verdict (DECISIONS sections 5 and 9), and assembles their QR code and PDF.
-// The HTTP adapter calls it and nothing below it.
+// authority's API, the clock), the one entry point of the adapters. It
+// composes the capability packages, each with its own options and loops
+// (DECISIONS 19), by embedding their services: access (tenants, keys,
+// sessions, idempotency keys), webhooks (webhooks, events and their
+// delivery) and received (received documents and their poller). What it
+// holds itself applies the domain's rules (package einvoice) to parties
+// and documents, validates documents, takes them to the tax authority
+// exactly once and follows them to their verdict (DECISIONS sections 5 and
+// 9), makes receipts and their consolidation, and assembles the QR code
+// and PDF. Run starts every loop, each switched by its own setting, and
+// the housekeeping loop, which always runs. The adapters call it and
+// nothing below it.
 //
 // A submit commits the intent first: in one transaction the document moves
 // from ready to submitting, its UBL and frozen parties are stored, and its

@@ -2,9 +2,6 @@ package invoicing
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
@@ -52,52 +49,7 @@ func statusEvent(status einvoice.Status) einvoice.EventType {
 func (s *Service) writeNotified(ctx context.Context, w einvoice.SubmissionWrite) error {
 	err := s.store.WriteSubmission(ctx, w)
 	if err == nil && len(w.Notify) > 0 {
-		s.wakeDeliveries()
+		s.Wake()
 	}
 	return err
-}
-
-// ListEvents returns one page of the tenant's events.
-func (s *Service) ListEvents(ctx context.Context, tenantID string, f einvoice.EventFilter) (einvoice.Page[*einvoice.APIEvent], error) {
-	if f.Type != "" && !einvoice.KnownEventType(f.Type) {
-		return einvoice.Page[*einvoice.APIEvent]{}, einvoice.FieldErrors{"type": {"is not an event type"}}.Err()
-	}
-	p, err := s.store.ListEvents(ctx, tenantID, f)
-	if errors.Is(err, einvoice.ErrNotFound) {
-		return p, einvoice.FieldErrors{"after": {"is not the id of an event of yours (events are kept 30 days)"}}.Err()
-	}
-	if err != nil {
-		return p, fmt.Errorf("list events: %w", err)
-	}
-	return p, nil
-}
-
-// PurgeOnce deletes the events older than their retention (30 days).
-func (s *Service) PurgeOnce(ctx context.Context) (int, error) {
-	n, err := s.store.PurgeEvents(ctx, s.now().Add(-einvoice.EventRetention))
-	if err != nil {
-		return 0, err
-	}
-	if n > 0 {
-		s.log.InfoContext(ctx, "old events purged", "events", n)
-	}
-	return n, nil
-}
-
-// purgeLoop purges old events and the dashboard's ended sessions hourly
-// until ctx ends.
-func (s *Service) purgeLoop(ctx context.Context) {
-	for {
-		if _, err := s.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "purge events", "error", err)
-		}
-		if _, err := s.PurgeSessions(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "purge sessions", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Hour):
-		}
-	}
 }

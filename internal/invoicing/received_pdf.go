@@ -15,7 +15,7 @@ import (
 // as received: its parties, lines and totals as read from its UBL, and its
 // validation link and QR code while Valid.
 func (s *Service) ReceivedPDF(ctx context.Context, tenantID, id string) (*PDFFile, error) {
-	d, err := s.received(ctx, tenantID, id)
+	d, err := s.ReceivedDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}

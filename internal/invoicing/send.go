@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/retry"
@@ -218,7 +217,7 @@ func (s *Service) retryLater(ctx context.Context, items []*item, owner string, c
 	for _, it := range items {
 		j := it.job
 		j.MaybeSent = maybeSent
-		j.LastError = truncate(cause.Error(), 500)
+		j.LastError = einvoice.Truncate(cause.Error(), 500)
 		if deferred {
 			// Held back by our own rate budget: due when its slot comes,
 			// whatever the job's past attempts (a backoff would send it
@@ -263,7 +262,7 @@ func (s *Service) rejected(ctx context.Context, it *item, owner string, errs []e
 	d.Authority.Errors = errs
 	j.State, j.MaybeSent, j.LeaseUntil, j.UpdatedAt = einvoice.JobFailed, false, now, now
 	if len(errs) > 0 {
-		j.LastError = truncate(errs[0].Code+" "+errs[0].Message, 500)
+		j.LastError = einvoice.Truncate(errs[0].Code+" "+errs[0].Message, 500)
 	}
 	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusInvalid, Note: note, At: now}
 	s.write(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusSubmitting, einvoice.StatusSubmitted},
@@ -276,16 +275,4 @@ func (s *Service) write(ctx context.Context, w einvoice.SubmissionWrite) {
 	if err := s.writeNotified(context.WithoutCancel(ctx), w); err != nil {
 		s.log.WarnContext(ctx, "submission step not recorded", "document_id", w.Doc.ID, "error", err)
 	}
-}
-
-// truncate cuts s to at most n bytes without splitting a character
-// (PostgreSQL refuses invalid UTF-8, which would lose the whole write).
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/access"
+	"github.com/einvoice/einvoice/internal/invoicing/received"
+	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
 
 // The authority's hosts (reference myinvois.md 1.1).
@@ -51,7 +54,11 @@ type Options struct {
 	// Lease is how long a claimed job is held before another worker may take
 	// it over (60 s); it must exceed Wait.
 	Lease time.Duration
-	// Workers is the number of workers Run starts (2).
+	// Workers is the number of submission workers Run starts: each sends,
+	// polls for verdicts and settles unknown outcomes. None when 0: the
+	// service then sends only within submit requests, and Run's other
+	// loops (webhooks, received documents, consolidations, housekeeping)
+	// run all the same.
 	Workers int
 	// Idle is how long an idle worker waits before looking for work (1 s).
 	Idle time.Duration
@@ -94,9 +101,17 @@ type Options struct {
 
 // Service is the application: every use case of the API (tenants and keys,
 // parties, documents, validate, submit, bulk, status, cancel, the QR code
-// and the PDF) and the workers that take documents to the authority and
-// follow them there. It is made once, by New, and not changed after.
+// and the PDF, receipts, received documents, webhooks and events) and the
+// loops that take documents to the authority and follow them there,
+// deliver webhooks, poll received documents and purge. The capabilities'
+// services are embedded: their methods are the Service's. It is made once,
+// by New, and not changed after.
 type Service struct {
+	// The capabilities, whose methods are the Service's.
+	*webhookService
+	*receivedService
+	*accessService
+
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
 	sandboxAPI    string
@@ -105,13 +120,11 @@ type Service struct {
 	clock         func() time.Time
 	newID         func() string
 	log           *slog.Logger
-	keyCacheTTL   time.Duration
 	wait          time.Duration
 	lease         time.Duration
 	workers       int
 	idle          time.Duration
 	pollAfter     time.Duration
-	hooks         webhookOptions
 	// publicURL is the base of receipts' request URLs.
 	publicURL string
 	// autoConsolidate and scheduleInterval drive the consolidation
@@ -119,19 +132,11 @@ type Service struct {
 	autoConsolidate  bool
 	consolidateWait  time.Duration
 	scheduleInterval time.Duration
-	// receivedInterval is the received-documents poller's interval.
-	receivedInterval time.Duration
-	receivedStates   sync.Map // tenant id -> *receivedState
 
-	keyCache sync.Map // [sha256.Size]byte -> cachedKey
 	// bulkSlots bounds the bulk submits this process builds at once
 	// (bulk.go).
 	bulkSlots chan struct{}
 	signers   sync.Map // tenant id -> *signerEntry
-
-	// idemPurged is when expired idempotency keys were last purged (unix
-	// nanoseconds).
-	idemPurged atomic.Int64
 
 	// submitStreak counts this process's submit calls that the authority
 	// failed in a row (reset by any success): the retry backoff grows with
@@ -154,9 +159,7 @@ func New(o Options) *Service {
 	if o.Lease <= o.Wait {
 		o.Lease = 6 * o.Wait
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
-	}
+	o.Workers = max(o.Workers, 0)
 	if o.Idle <= 0 {
 		o.Idle = time.Second
 	}
@@ -175,13 +178,54 @@ func New(o Options) *Service {
 	if o.PublicURL == "" {
 		o.PublicURL = "http://127.0.0.1"
 	}
-	return &Service{autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), receivedInterval: o.ReceivedInterval, store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
-		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger, keyCacheTTL: o.KeyCacheTTL,
-		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter, hooks: newWebhookOptions(o),
+	hooks := webhooks.New(webhooks.Options{Store: o.Store, Sender: o.Webhooks, AllowPrivate: o.WebhookAllowPrivate,
+		Workers: o.DeliveryWorkers, RetryBase: o.RetryBase, OnDelivery: o.OnDelivery, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	s := &Service{webhookService: hooks,
+		accessService:   access.New(access.Options{Store: o.Store, KeyCacheTTL: o.KeyCacheTTL, Now: o.Now, NewID: o.NewID, Logger: o.Logger}),
+		autoConsolidate: o.AutoConsolidate, consolidateWait: o.ConsolidateWait, scheduleInterval: o.ScheduleInterval, publicURL: strings.TrimRight(o.PublicURL, "/"), store: o.Store, authority: o.Authority, sandboxAPI: o.SandboxAPI, sandboxPortal: o.SandboxPortal,
+		sandboxTrust: o.SandboxTrust, clock: o.Now, newID: o.NewID, log: o.Logger,
+		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter,
 		bulkSlots: make(chan struct{}, bulkAtOnce)}
+	api, _ := o.Authority.(einvoice.ReceivedAPI)
+	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
+		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	return s
 }
 
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
+
+// The capability services the Service embeds, by names of their own.
+type (
+	webhookService  = webhooks.Service
+	receivedService = received.Service
+	accessService   = access.Service
+)
+
+// The capabilities' types the adapters name.
+type (
+	// WebhookInput is what a create or update of a webhook gives.
+	WebhookInput = webhooks.Input
+	// ReceivedDocumentView is a received document as the API shows it.
+	ReceivedDocumentView = received.View
+	// ReceivedParty is the issuer or receiver of a received document.
+	ReceivedParty = received.Party
+	// ReceivedTotals are a received document's totals.
+	ReceivedTotals = received.Totals
+)
+
+// IdempotencyHeader is the request header that carries an idempotency key.
+const IdempotencyHeader = access.IdempotencyHeader
+
+// CheckIdempotencyKey refuses a key that is empty, longer than 255
+// characters or not printable ASCII: a 422 naming the header.
+func CheckIdempotencyKey(key string) error { return access.CheckIdempotencyKey(key) }
+
+// KeepsResponse reports whether a response of this status is kept under
+// its idempotency key.
+func KeepsResponse(status int) bool { return access.KeepsResponse(status) }
+
+// ReceivedStatuses are the statuses the received list filters by.
+var ReceivedStatuses = received.Statuses
 
 // Submits reports whether the service has a tax authority to submit to
 // (the administration commands' service has none).

@@ -1,7 +1,6 @@
 package invoicing
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +63,7 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 			if rec.ValidatedAt != nil {
 				rr.CancelBefore = rec.ValidatedAt.Add(einvoice.CancelWindow)
 			}
-			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+truncate(state.StatusReason, 200)
+			rec.RejectionRequested, note = rr, "the buyer requested rejection: "+einvoice.Truncate(state.StatusReason, 200)
 			typ = einvoice.EventDocumentRejectionRequested
 		} else if from == einvoice.StatusValid {
 			return true, nil // nothing new
@@ -198,28 +197,15 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	err = s.authority.CancelDocument(callCtx, creds, d.Authority.DocumentUUID, reason)
 	cancel()
 	if err != nil {
-		return nil, authorityError(err, "cancel")
+		return nil, einvoice.AuthorityCallError(err, "cancel")
 	}
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
-	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + truncate(reason, 200), At: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + einvoice.Truncate(reason, 200), At: now}
 	// The authority has cancelled it: record that even if the client left.
 	if err := s.writeNotified(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev,
 		Notify: s.documentEvent(ctx, d, nil, einvoice.EventDocumentCancelled)}); err != nil {
 		return nil, fmt.Errorf("record cancellation: %w", err)
 	}
 	return &StatusResult{Doc: d, ValidationURL: s.ValidationURL(t, d)}, nil
-}
-
-// authorityError turns a failed synchronous call into the API's error: the
-// authority's refusal (422 AUTHORITY_REJECTED) or its absence (503).
-func authorityError(err error, what string) error {
-	ce, ok := einvoice.AsCallError(err)
-	if ok && !ce.Temporary() {
-		e := einvoice.Errorf(einvoice.CodeAuthorityRejected, "The tax authority refused the %s: %s", what, cmp.Or(ce.Body.Message, ce.Body.Code, err.Error()))
-		e.Authority = []einvoice.AuthorityError{ce.Body}
-		return e
-	}
-	return &einvoice.Error{Code: einvoice.CodeAuthorityUnavailable,
-		Message: fmt.Sprintf("The tax authority could not be reached for the %s; try again later.", what), Err: err}
 }

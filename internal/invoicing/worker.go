@@ -14,12 +14,22 @@ import (
 // claimBatch is how many jobs a worker takes at once.
 const claimBatch = 100
 
-// Run starts the workers, each with a loop that sends and polls (RunOnce),
-// one that only polls for verdicts (PollOnce) and one that settles unknown
-// outcomes (SettleOnce), so that a settling search, which may wait for the
-// authority's search budget, never holds up sends and polls, and verdicts
-// never wait behind sends the submit budget holds. It blocks until ctx ends and they have finished the work
-// in hand.
+// Run starts every background loop of the service and blocks until ctx
+// ends and they have finished the work in hand. Each loop is switched by its
+// own setting, so that switching one off leaves the others running:
+//   - the outbox (Workers, none when 0): per worker a loop that sends and
+//     polls (RunOnce), one that only polls for verdicts (PollOnce) and one
+//     that settles unknown outcomes (SettleOnce), so that a settling search,
+//     which may wait for the authority's search budget, never holds up sends
+//     and polls, and verdicts never wait behind sends the submit budget
+//     holds;
+//   - webhook delivery (DeliveryWorkers, when there is a webhook sender);
+//   - the received-documents poller (ReceivedInterval, when the authority
+//     serves received documents);
+//   - the completion of consolidations whose process stopped, and the
+//     consolidation scheduler (AutoConsolidate);
+//   - housekeeping (the purge of old events, ended sessions and expired
+//     idempotency keys), always.
 func (s *Service) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := 0; i < s.workers; i++ {
@@ -27,12 +37,13 @@ func (s *Service) Run(ctx context.Context) {
 		wg.Go(func() { s.loop(ctx, "verdicts", s.PollOnce) })
 		wg.Go(func() { s.loop(ctx, "settle unknown outcomes", s.SettleOnce) })
 	}
-	wg.Go(func() { s.loop(ctx, "received documents", s.ReceivedOnce) })
+	wg.Go(func() { s.receivedService.Run(ctx) })
 	wg.Go(func() { s.loop(ctx, "consolidations", s.ConsolidateOnce) })
 	if s.autoConsolidate {
 		wg.Go(func() { s.scheduleLoop(ctx) })
 	}
-	s.runDeliveries(ctx, &wg)
+	wg.Go(func() { s.webhookService.Run(ctx) })
+	wg.Go(func() { s.housekeepingLoop(ctx) })
 	wg.Wait()
 }
 
@@ -253,7 +264,7 @@ func (s *Service) pollLater(ctx context.Context, j *einvoice.Job, owner string, 
 	j.Attempts++
 	wait := retry.Policy{Base: s.pollAfter, Max: time.Minute, Factor: 1.5}.Delay(j.Attempts)
 	if cause != nil {
-		j.LastError = truncate(cause.Error(), 500)
+		j.LastError = einvoice.Truncate(cause.Error(), 500)
 		if ce, ok := einvoice.AsCallError(cause); ok {
 			if ce.NotSent || ce.Status == 429 {
 				// Throttled, by the authority or by our own budget for it:

@@ -1,4 +1,4 @@
-package invoicing
+package received
 
 import (
 	"bytes"

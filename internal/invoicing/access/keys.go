@@ -1,4 +1,4 @@
-package invoicing
+package access
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package invoicing_test
+package access_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/invoicing/access"
 )
 
 // TestSessions: a key's name; sign-in with a key; a session's idle and
@@ -56,7 +56,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("after 90 minutes: %v", err)
 		}
 	}
-	*now = now.Add(invoicing.SessionIdle)
+	*now = now.Add(access.SessionIdle)
 	if err := session(token); einvoice.ErrorCode(err) != einvoice.CodeUnauthorized {
 		t.Errorf("after the idle timeout: %v, want UNAUTHORIZED", err)
 	}
@@ -65,7 +65,7 @@ func TestSessions(t *testing.T) {
 	for i := 1; i <= 13; i++ {
 		*now = now.Add(time.Hour)
 		err := session(token)
-		if alive := time.Duration(i)*time.Hour < invoicing.SessionLifetime; alive != (err == nil) {
+		if alive := time.Duration(i)*time.Hour < access.SessionLifetime; alive != (err == nil) {
 			t.Errorf("after %d busy hours: %v", i, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package invoicing
+package received
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// ReceivedDocumentView is a received document as the API shows it.
-type ReceivedDocumentView struct {
+// View is a received document as the API shows it.
+type View struct {
 	ID                   string                  `json:"id"`
 	UUID                 string                  `json:"uuid"`
 	SubmissionUID        string                  `json:"submissionUid"`
@@ -21,8 +21,8 @@ type ReceivedDocumentView struct {
 	DocumentTypeName     string                  `json:"documentTypeName"`
 	DocumentVersion      string                  `json:"documentVersion"`
 	Number               string                  `json:"number"`
-	Issuer               ReceivedParty           `json:"issuer"`
-	Receiver             ReceivedParty           `json:"receiver"`
+	Issuer               Party                   `json:"issuer"`
+	Receiver             Party                   `json:"receiver"`
 	IssuedAt             time.Time               `json:"issuedAt"`
 	SubmittedAt          time.Time               `json:"submittedAt"`
 	ValidatedAt          *time.Time              `json:"validatedAt"`
@@ -33,7 +33,7 @@ type ReceivedDocumentView struct {
 	Rejectable           bool                    `json:"rejectable"`
 	StatusReason         string                  `json:"statusReason,omitempty"`
 	Currency             string                  `json:"currency"`
-	Totals               ReceivedTotals          `json:"totals"`
+	Totals               Totals                  `json:"totals"`
 	Lines                []einvoice.ReceivedLine `json:"lines"`
 	Parsed               bool                    `json:"parsed"`
 	ParseError           string                  `json:"parseError,omitempty"`
@@ -41,14 +41,14 @@ type ReceivedDocumentView struct {
 	UpdatedAt            time.Time               `json:"updatedAt"`
 }
 
-// ReceivedParty is the issuer or receiver of a received document.
-type ReceivedParty struct {
+// Party is the issuer or receiver of a received document.
+type Party struct {
 	TIN  string `json:"tin"`
 	Name string `json:"name"`
 }
 
-// ReceivedTotals are a received document's totals, as decimal strings.
-type ReceivedTotals struct {
+// Totals are a received document's totals, as decimal strings.
+type Totals struct {
 	ExcludingTax *string `json:"excludingTax"`
 	Tax          *string `json:"tax"`
 	IncludingTax *string `json:"includingTax"`
@@ -63,37 +63,37 @@ func orNull(s string) *string {
 	return &s
 }
 
-// ReceivedView returns the API's view of d at now.
-func ReceivedView(d *einvoice.ReceivedDocument, now time.Time) *ReceivedDocumentView {
+// ViewOf returns the API's view of d at now.
+func ViewOf(d *einvoice.ReceivedDocument, now time.Time) *View {
 	until := d.RejectableUntil()
 	lines := d.Lines
 	if lines == nil {
 		lines = []einvoice.ReceivedLine{}
 	}
-	return &ReceivedDocumentView{
+	return &View{
 		ID: d.ID, UUID: d.UUID, SubmissionUID: d.SubmissionUID, LongID: d.LongID,
 		DocumentType: d.TypeCode, DocumentTypeName: d.TypeName, DocumentVersion: d.TypeVersion, Number: d.Number,
-		Issuer: ReceivedParty{TIN: d.IssuerTIN, Name: d.IssuerName}, Receiver: ReceivedParty{TIN: d.ReceiverTIN, Name: d.ReceiverName},
+		Issuer: Party{TIN: d.IssuerTIN, Name: d.IssuerName}, Receiver: Party{TIN: d.ReceiverTIN, Name: d.ReceiverName},
 		IssuedAt: d.IssuedAt, SubmittedAt: d.SubmittedAt, ValidatedAt: d.ValidatedAt, Status: d.Status,
 		CancelledAt: d.CancelledAt, RejectionRequestedAt: d.RejectionRequestedAt, RejectableUntil: until,
 		Rejectable:   d.Status == einvoice.ReceivedValid && d.RejectionRequestedAt == nil && until != nil && now.Before(*until),
 		StatusReason: d.StatusReason, Currency: d.Currency,
-		Totals: ReceivedTotals{ExcludingTax: orNull(d.TotalExcludingTax), Tax: orNull(d.TotalTax), IncludingTax: orNull(d.TotalIncludingTax),
+		Totals: Totals{ExcludingTax: orNull(d.TotalExcludingTax), Tax: orNull(d.TotalTax), IncludingTax: orNull(d.TotalIncludingTax),
 			Payable: orNull(d.TotalPayableAmount)},
 		Lines: lines, Parsed: d.Parsed, ParseError: d.ParseError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
 }
 
-// ReceivedStatuses are the statuses the list filters by.
-var ReceivedStatuses = []string{einvoice.ReceivedValid, einvoice.ReceivedCancelled}
+// Statuses are the statuses the list filters by.
+var Statuses = []string{einvoice.ReceivedValid, einvoice.ReceivedCancelled}
 
 // ListReceived returns one page of the tenant's received documents.
-func (s *Service) ListReceived(ctx context.Context, tenantID string, f einvoice.ReceivedFilter) (einvoice.Page[*ReceivedDocumentView], error) {
-	out := einvoice.Page[*ReceivedDocumentView]{PageRequest: f.PageRequest, Items: []*ReceivedDocumentView{}}
+func (s *Service) ListReceived(ctx context.Context, tenantID string, f einvoice.ReceivedFilter) (einvoice.Page[*View], error) {
+	out := einvoice.Page[*View]{PageRequest: f.PageRequest, Items: []*View{}}
 	fe := einvoice.FieldErrors{}
 	if f.Status != "" {
 		ok := false
-		for _, st := range ReceivedStatuses {
+		for _, st := range Statuses {
 			if strings.EqualFold(st, f.Status) {
 				f.Status, ok = st, true
 			}
@@ -115,16 +115,16 @@ func (s *Service) ListReceived(ctx context.Context, tenantID string, f einvoice.
 	out.Total = p.Total
 	now := s.now()
 	for _, d := range p.Items {
-		out.Items = append(out.Items, ReceivedView(d, now))
+		out.Items = append(out.Items, ViewOf(d, now))
 	}
 	return out, nil
 }
 
-// received reads one received document (by our id or the authority's uuid).
-func (s *Service) received(ctx context.Context, tenantID, id string) (*einvoice.ReceivedDocument, error) {
+// ReceivedDocument reads one received document (by our id or the authority's uuid).
+func (s *Service) ReceivedDocument(ctx context.Context, tenantID, id string) (*einvoice.ReceivedDocument, error) {
 	d, err := s.store.GetReceived(ctx, tenantID, id)
 	if errors.Is(err, einvoice.ErrNotFound) {
-		return nil, einvoice.Errorf(einvoice.CodeReceivedNotFound, "No received document has the id %q.", truncate(id, 60))
+		return nil, einvoice.Errorf(einvoice.CodeReceivedNotFound, "No received document has the id %q.", einvoice.Truncate(id, 60))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get received document: %w", err)
@@ -133,18 +133,18 @@ func (s *Service) received(ctx context.Context, tenantID, id string) (*einvoice.
 }
 
 // GetReceived returns one received document.
-func (s *Service) GetReceived(ctx context.Context, tenantID, id string) (*ReceivedDocumentView, error) {
-	d, err := s.received(ctx, tenantID, id)
+func (s *Service) GetReceived(ctx context.Context, tenantID, id string) (*View, error) {
+	d, err := s.ReceivedDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	return ReceivedView(d, s.now()), nil
+	return ViewOf(d, s.now()), nil
 }
 
 // ReceivedRaw returns a received document's raw document, as the authority
 // gave it.
 func (s *Service) ReceivedRaw(ctx context.Context, tenantID, id string) ([]byte, error) {
-	d, err := s.received(ctx, tenantID, id)
+	d, err := s.ReceivedDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +160,11 @@ func (s *Service) ReceivedRaw(ctx context.Context, tenantID, id string) ([]byte,
 
 // RejectReceived asks the authority to reject a received document, within
 // 72 hours of its validation.
-func (s *Service) RejectReceived(ctx context.Context, tenantID, id, reason string) (*ReceivedDocumentView, error) {
+func (s *Service) RejectReceived(ctx context.Context, tenantID, id, reason string) (*View, error) {
 	if n := utf8.RuneCountInString(strings.TrimSpace(reason)); n == 0 || utf8.RuneCountInString(reason) > 300 {
 		return nil, einvoice.FieldErrors{"reason": {"is required, 1 to 300 characters"}}.Err()
 	}
-	d, err := s.received(ctx, tenantID, id)
+	d, err := s.ReceivedDocument(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +196,11 @@ func (s *Service) RejectReceived(ctx context.Context, tenantID, id, reason strin
 	err = api.RejectDocument(callCtx, creds, d.UUID, reason)
 	cancel()
 	if err != nil {
-		return nil, authorityError(err, "rejection")
+		return nil, einvoice.AuthorityCallError(err, "rejection")
 	}
 	d.RejectionRequestedAt, d.StatusReason, d.UpdatedAt = &now, reason, now
 	if err := s.store.UpdateReceived(context.WithoutCancel(ctx), einvoice.ReceivedWrite{Doc: d}); err != nil {
 		return nil, fmt.Errorf("record rejection: %w", err)
 	}
-	return ReceivedView(d, now), nil
+	return ViewOf(d, now), nil
 }

@@ -1,8 +1,7 @@
-package invoicing_test
+package access_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,15 +9,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/invoicing/access"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
-// newService returns a service on a fresh SQLite file, with no tax
-// authority, its store, and its clock; keyCacheTTL as the service's
-// KeyCacheTTL.
-func newService(t *testing.T, keyCacheTTL time.Duration) (*invoicing.Service, *sqlstore.Store, *time.Time) {
+// newService returns a service on a fresh SQLite file, its store, and its
+// clock; keyCacheTTL as the service's KeyCacheTTL.
+func newService(t *testing.T, keyCacheTTL time.Duration) (*access.Service, *sqlstore.Store, *time.Time) {
 	t.Helper()
 	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
 	store, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "e.db"), box)
@@ -30,7 +28,7 @@ func newService(t *testing.T, keyCacheTTL time.Duration) (*invoicing.Service, *s
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	svc := invoicing.New(invoicing.Options{Store: store, Now: func() time.Time { return now },
+	svc := access.New(access.Options{Store: store, Now: func() time.Time { return now },
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, KeyCacheTTL: keyCacheTTL})
 	return svc, store, &now
 }
@@ -86,30 +84,5 @@ func TestBootstrapOnce(t *testing.T) {
 	}
 	if tn2, key2, err := svc.Bootstrap(ctx); err != nil || tn2 != nil || key2 != "" {
 		t.Errorf("second Bootstrap = %v, %q, %v; want nothing", tn2, key2, err)
-	}
-}
-
-func TestPartyRules(t *testing.T) {
-	ctx := context.Background()
-	svc, _, _ := newService(t, 0)
-	a, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
-	b, _ := svc.CreateTenant(ctx, einvoice.DemoProfile())
-	p, err := svc.CreateParty(ctx, a.ID, einvoice.KindBuyer, &einvoice.Party{Name: "Draft", IsDraft: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.GetParty(ctx, b.ID, einvoice.KindBuyer, p.ID); einvoice.ErrorCode(err) != einvoice.CodeBuyerNotFound {
-		t.Errorf("other tenant's buyer: %v, want BUYER_NOT_FOUND", err)
-	}
-	if _, err := svc.GetParty(ctx, a.ID, einvoice.KindSeller, p.ID); einvoice.ErrorCode(err) != einvoice.CodeSellerNotFound {
-		t.Errorf("a buyer's id as a seller: %v, want SELLER_NOT_FOUND", err)
-	}
-	if _, err := svc.UpdateParty(ctx, p, &einvoice.Party{Name: "No longer a draft"}); einvoice.ErrorCode(err) != einvoice.CodeValidationFailed {
-		t.Errorf("update to an incomplete non-draft: %v, want VALIDATION_FAILED", err)
-	}
-	var e *einvoice.Error
-	_, err = svc.CreateParty(ctx, a.ID, einvoice.KindBuyer, &einvoice.Party{Name: "x", Address: einvoice.Address{State: "99"}, IsDraft: true})
-	if !errors.As(err, &e) || len(e.Fields["address.state"]) != 1 {
-		t.Errorf("bad state: %v, want a VALIDATION_FAILED naming address.state", err)
 	}
 }

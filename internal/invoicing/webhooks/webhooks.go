@@ -1,4 +1,4 @@
-package invoicing
+package webhooks
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// WebhookInput is what a create or update of a webhook gives; a nil field
+// Input is what a create or update of a webhook gives; a nil field
 // is not given (an update keeps it; a create requires URL and Events).
-type WebhookInput struct {
+type Input struct {
 	URL         *string
 	Events      *[]einvoice.EventType
 	Description *string
@@ -37,13 +37,13 @@ func webhookNotFound(id string) error {
 }
 
 // checkWebhook applies in to w, refusing what is wrong field by field.
-func (s *Service) checkWebhook(ctx context.Context, w *einvoice.Webhook, in WebhookInput, create bool) error {
+func (s *Service) checkWebhook(ctx context.Context, w *einvoice.Webhook, in Input, create bool) error {
 	f := einvoice.FieldErrors{}
 	if in.URL != nil {
-		if msg := einvoice.CheckWebhookURL(*in.URL, s.hooks.allowPrivate); msg != "" {
+		if msg := einvoice.CheckWebhookURL(*in.URL, s.allowPrivate); msg != "" {
 			f.Add("url", "%s", msg)
-		} else if s.hooks.sender != nil && !s.hooks.allowPrivate {
-			if err := s.hooks.sender.CheckURL(ctx, *in.URL); err != nil {
+		} else if s.sender != nil && !s.allowPrivate {
+			if err := s.sender.CheckURL(ctx, *in.URL); err != nil {
 				f.Add("url", "%s", err.Error())
 			}
 		}
@@ -94,7 +94,7 @@ func eventTypeList() string {
 
 // CreateWebhook stores a new webhook of the tenant with a new secret
 // (returned in it, shown once).
-func (s *Service) CreateWebhook(ctx context.Context, tenantID string, in WebhookInput) (*einvoice.Webhook, error) {
+func (s *Service) CreateWebhook(ctx context.Context, tenantID string, in Input) (*einvoice.Webhook, error) {
 	now := s.now()
 	w := &einvoice.Webhook{ID: s.newID(), TenantID: tenantID, Enabled: true, Secret: newWebhookSecret(), CreatedAt: now, UpdatedAt: now}
 	if err := s.checkWebhook(ctx, w, in, true); err != nil {
@@ -129,7 +129,7 @@ func (s *Service) ListWebhooks(ctx context.Context, tenantID string, p einvoice.
 
 // UpdateWebhook changes the fields given; enabling a disabled webhook
 // clears why it was disabled.
-func (s *Service) UpdateWebhook(ctx context.Context, tenantID, id string, in WebhookInput) (*einvoice.Webhook, error) {
+func (s *Service) UpdateWebhook(ctx context.Context, tenantID, id string, in Input) (*einvoice.Webhook, error) {
 	w, err := s.GetWebhook(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (s *Service) Redeliver(ctx context.Context, tenantID, id, deliveryID string
 	if err != nil {
 		return nil, fmt.Errorf("redeliver: %w", err)
 	}
-	s.wakeDeliveries()
+	s.Wake()
 	return d, nil
 }
 
@@ -221,7 +221,7 @@ func (s *Service) TestWebhook(ctx context.Context, tenantID, id string) (*einvoi
 	if err != nil {
 		return nil, fmt.Errorf("send test event: %w", err)
 	}
-	s.wakeDeliveries()
+	s.Wake()
 	return d, nil
 }
 

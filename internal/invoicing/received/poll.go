@@ -1,4 +1,4 @@
-package invoicing
+package received
 
 import (
 	"context"
@@ -25,6 +25,28 @@ const (
 	// receivedMaxBackoff bounds the wait after repeated failures.
 	receivedMaxBackoff = 15 * time.Minute
 )
+
+// Run runs the poller until ctx ends, when the service has an authority:
+// a pass whenever one is due (ReceivedOnce), resting about Idle when
+// nothing was found.
+func (s *Service) Run(ctx context.Context) {
+	if s.authority == nil {
+		return
+	}
+	for ctx.Err() == nil {
+		n, err := s.ReceivedOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "received documents", "error", err)
+		}
+		if n == 0 || err != nil {
+			rest := retry.Around(s.idle).Delay(1)
+			select {
+			case <-ctx.Done():
+			case <-time.After(rest):
+			}
+		}
+	}
+}
 
 // ReceivedOnce runs one pass of the received-documents poller for each
 // tenant in taxpayer mode whose pass is due and whose lease it takes (one
@@ -73,7 +95,7 @@ func (s *Service) pollTenant(ctx context.Context, api einvoice.ReceivedAPI, t *e
 	n, done, err := s.receivedPass(passCtx, api, t, &p)
 	cancel()
 	now = s.now()
-	next := now.Add(s.receivedInterval)
+	next := now.Add(s.interval)
 	ce, throttled := einvoice.AsCallError(err)
 	throttled = throttled && ce.Status == 429
 	switch {
@@ -83,7 +105,7 @@ func (s *Service) pollTenant(ctx context.Context, api einvoice.ReceivedAPI, t *e
 		p.Failures, next, err = 0, now.Add(max(ce.RetryAfter, time.Second)), nil
 	case err != nil && !errors.Is(err, context.DeadlineExceeded):
 		p.Failures++
-		next = now.Add(retry.Policy{Base: 2 * s.receivedInterval, Max: min(s.receivedInterval<<10, receivedMaxBackoff)}.Delay(p.Failures))
+		next = now.Add(retry.Policy{Base: 2 * s.interval, Max: min(s.interval<<10, receivedMaxBackoff)}.Delay(p.Failures))
 	case !done:
 		p.Failures, next, err = 0, now, nil // more to catch up: due at once
 	default:
@@ -149,10 +171,10 @@ const receivedSweepEvery = 5 * time.Minute
 // receivedSearchEvery is how often a pass searches when no notification
 // told it to: the poll interval, and at least a minute (the search's budget
 // is 12 a minute, shared with the client's other searches).
-func (s *Service) receivedSearchEvery() time.Duration { return max(s.receivedInterval, time.Minute) }
+func (s *Service) receivedSearchEvery() time.Duration { return max(s.interval, time.Minute) }
 
 func (s *Service) receivedState(tenantID string) *receivedState {
-	v, _ := s.receivedStates.LoadOrStore(tenantID, &receivedState{})
+	v, _ := s.states.LoadOrStore(tenantID, &receivedState{})
 	return v.(*receivedState)
 }
 
@@ -309,7 +331,7 @@ func (s *Service) fetchReceived(ctx context.Context, api einvoice.ReceivedAPI, t
 	if err != nil {
 		return fmt.Errorf("store received document %s: %w", uuid, err)
 	}
-	s.wakeDeliveries()
+	s.notify()
 	return nil
 }
 
@@ -344,14 +366,14 @@ func (s *Service) receivedCancelled(ctx context.Context, tenantID string, sum ei
 	if err := s.store.UpdateReceived(ctx, einvoice.ReceivedWrite{Doc: d, Notify: s.receivedEvents(ctx, d, einvoice.EventReceivedCancelled)}); err != nil {
 		return fmt.Errorf("record cancellation of received document %s: %w", sum.UUID, err)
 	}
-	s.wakeDeliveries()
+	s.notify()
 	return nil
 }
 
 // receivedEvents returns the event of a received document's change, its
 // view as data.
 func (s *Service) receivedEvents(ctx context.Context, d *einvoice.ReceivedDocument, typ einvoice.EventType) []*einvoice.APIEvent {
-	e, err := einvoice.NewAPIEvent(s.newID(), d.TenantID, typ, d.ID, d.UpdatedAt, ReceivedView(d, s.now()))
+	e, err := einvoice.NewAPIEvent(s.newID(), d.TenantID, typ, d.ID, d.UpdatedAt, ViewOf(d, s.now()))
 	if err != nil {
 		s.log.ErrorContext(ctx, "could not make the event of a received document", "received_id", d.ID, "type", typ, "error", err)
 		return nil

@@ -1,4 +1,4 @@
-package invoicing
+package webhooks
 
 import (
 	"context"
@@ -31,51 +31,27 @@ const (
 	maxRetryDelay = time.Hour
 )
 
-// webhookOptions are the Service's webhook settings.
-type webhookOptions struct {
-	sender       einvoice.WebhookSender
-	allowPrivate bool
-	workers      int
-	retryBase    time.Duration
-	onDelivery   func(outcome string, d time.Duration)
-	// wake tells a delivery worker of this process that an event was
-	// just written.
-	wake chan struct{}
-}
-
-func newWebhookOptions(o Options) webhookOptions {
-	h := webhookOptions{sender: o.Webhooks, allowPrivate: o.WebhookAllowPrivate, workers: o.DeliveryWorkers,
-		retryBase: o.RetryBase, onDelivery: o.OnDelivery, wake: make(chan struct{}, 1)}
-	if h.workers <= 0 {
-		h.workers = 4
-	}
-	if h.retryBase <= 0 {
-		h.retryBase = 5 * time.Second
-	}
-	if h.onDelivery == nil {
-		h.onDelivery = func(string, time.Duration) {}
-	}
-	return h
-}
-
-// wakeDeliveries wakes one idle delivery worker of this process.
-func (s *Service) wakeDeliveries() {
+// Wake wakes one idle delivery worker of this process: an event was just
+// written.
+func (s *Service) Wake() {
 	select {
-	case s.hooks.wake <- struct{}{}:
+	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// runDeliveries starts the delivery workers and the purge of old events
-// (when the service has a webhook sender) in wg.
-func (s *Service) runDeliveries(ctx context.Context, wg *sync.WaitGroup) {
-	if s.hooks.sender == nil {
+// Run runs the delivery workers (DeliveryWorkers of them, when the service
+// has a webhook sender) until ctx ends and they have finished the
+// deliveries in hand.
+func (s *Service) Run(ctx context.Context) {
+	if s.sender == nil {
 		return
 	}
-	for i := 0; i < s.hooks.workers; i++ {
+	var wg sync.WaitGroup
+	for i := 0; i < s.workers; i++ {
 		wg.Go(func() { s.deliveryLoop(ctx) })
 	}
-	wg.Go(func() { s.purgeLoop(ctx) })
+	wg.Wait()
 }
 
 // deliveryLoop delivers until ctx ends, resting when there is nothing due
@@ -87,7 +63,7 @@ func (s *Service) deliveryLoop(ctx context.Context) {
 			s.log.WarnContext(ctx, "webhook deliveries", "error", err)
 		}
 		if n == deliveryBatch {
-			s.wakeDeliveries() // more may be due: share them out
+			s.Wake() // more may be due: share them out
 			continue
 		}
 		if n > 0 && err == nil {
@@ -96,7 +72,7 @@ func (s *Service) deliveryLoop(ctx context.Context) {
 		rest := retry.Around(deliveryIdle).Delay(1)
 		select {
 		case <-ctx.Done():
-		case <-s.hooks.wake:
+		case <-s.wake:
 		case <-time.After(rest):
 		}
 	}
@@ -147,7 +123,7 @@ func (s *Service) deliver(ctx context.Context, owner string, d *einvoice.Webhook
 	}
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryTimeout)
 	start := time.Now()
-	code, err := s.hooks.sender.Send(sendCtx, d.Webhook.URL, headers, d.Body)
+	code, err := s.sender.Send(sendCtx, d.Webhook.URL, headers, d.Body)
 	took := time.Since(start)
 	cancel()
 	r := einvoice.AttemptResult{DeliveryID: d.ID, Attempt: einvoice.Attempt{At: at, StatusCode: code, DurationMS: took.Milliseconds()}}
@@ -157,7 +133,7 @@ func (s *Service) deliver(ctx context.Context, owner string, d *einvoice.Webhook
 		r.State, r.Delivered = einvoice.DeliveryDelivered, true
 	default:
 		if err != nil {
-			r.Attempt.Error = truncate(err.Error(), 500)
+			r.Attempt.Error = einvoice.Truncate(err.Error(), 500)
 		} else {
 			r.Attempt.Error = fmt.Sprintf("answered HTTP %d, not 2xx", code)
 		}
@@ -170,7 +146,7 @@ func (s *Service) deliver(ctx context.Context, owner string, d *einvoice.Webhook
 				fs.Format(time.RFC3339), r.Attempt.Error)
 		}
 	}
-	s.hooks.onDelivery(outcome, took)
+	s.onDelivery(outcome, took)
 	if err := s.store.RecordAttempt(context.WithoutCancel(ctx), owner, r); err != nil {
 		s.log.WarnContext(ctx, "webhook attempt not recorded", "delivery_id", d.ID, "error", err)
 	}
@@ -180,5 +156,5 @@ func (s *Service) deliver(ctx context.Context, owner string, d *einvoice.Webhook
 // doubled per attempt up to an hour, with jitter (between half and all of
 // it), so the first retry comes within RetryBase.
 func (s *Service) retryDelay(n int) time.Duration {
-	return retry.Policy{Base: s.hooks.retryBase, Max: maxRetryDelay, Jitter: retry.EqualJitter}.Delay(n)
+	return retry.Policy{Base: s.retryBase, Max: maxRetryDelay, Jitter: retry.EqualJitter}.Delay(n)
 }
