@@ -183,7 +183,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	now := s.now()
 	if v := d.Authority.ValidatedAt; v != nil && now.After(v.Add(einvoice.CancelWindow)) {
 		return nil, einvoice.Errorf(einvoice.CodeCancelWindowClosed,
-			"The document was validated at %s: it can only be cancelled within 72 hours of that. Issue a credit note instead.", v.Format(time.RFC3339))
+			"The document was validated at %s: it can only be cancelled within 72 hours of that. Issue a credit note instead.", einvoice.FormatMYT(*v))
 	}
 	t, err := s.tenant(ctx, tenantID)
 	if err != nil {

@@ -173,7 +173,7 @@ func (s *Service) RejectReceived(ctx context.Context, tenantID, id, reason strin
 	}
 	if d.RejectionRequestedAt != nil {
 		return nil, einvoice.Errorf(einvoice.CodeDocumentNotValid, "A rejection of this document was already requested at %s.",
-			d.RejectionRequestedAt.Format(time.RFC3339))
+			einvoice.FormatMYT(*d.RejectionRequestedAt))
 	}
 	now := s.now()
 	if until := d.RejectableUntil(); until == nil || !now.Before(*until) {
