@@ -88,10 +88,17 @@ while IFS='|' read -r name rps us p99 errs; do
 done <<<"$rows"
 failed=$(awk -F'|' '$5 > 0 { n++ } END { print n + 0 }' <<<"$rows")
 
-# The dashboard, as one user: a session cookie from signing in with the key.
-cookie=$(curl -s -o /dev/null -D - -H "Origin: $url" --data-urlencode "key=$key" "$url/app/signin" |
+# The dashboard, as one user: a session cookie from signing in with the key
+# (the sign-in form's CSRF token is bound to the cookie its page sets).
+jar=$(mktemp)
+csrf=$(curl -s -c "$jar" "$url/app/signin" | grep -o 'name="csrf" value="[^"]*"' | sed 's/.*value="//; s/"$//')
+cookie=$(curl -s -o /dev/null -D - -b "$jar" -H "Origin: $url" --data-urlencode "csrf=$csrf" --data-urlencode "key=$key" "$url/app/signin" |
 	grep -io 'einvoice_session=[^;]*' | head -1)
-if [[ -n $cookie ]]; then
+rm -f "$jar"
+if [[ -z $cookie ]]; then
+	echo "reads.sh: could not sign in to the dashboard" >&2
+	failed=$((failed + 1))
+else
 	serial=$(curl -sf -H "$H" "$url/api/v1/invoices?per_page=1" | jq -r '.data[0].invoiceSerialNumber')
 	today=$(date -u +%F)
 	echo
