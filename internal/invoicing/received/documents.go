@@ -180,8 +180,8 @@ func (s *Service) RejectReceived(ctx context.Context, tenantID, id, reason strin
 		return nil, einvoice.Errorf(einvoice.CodeRejectWindowClosed,
 			"The document was validated more than 72 hours ago: it can no longer be rejected. Ask its issuer for a credit note.")
 	}
-	api, ok := s.authority.(einvoice.ReceivedAPI)
-	if !ok {
+	api := s.authority
+	if api == nil {
 		return nil, &einvoice.Error{Code: einvoice.CodeAuthorityUnavailable, Message: "No tax authority is configured."}
 	}
 	t, err := s.tenant(ctx, tenantID)
