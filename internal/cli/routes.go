@@ -38,13 +38,15 @@ type surfaces struct {
 //	/app, /app/...                 the dashboard (dashboard)
 //	/r/{token}, /r/{token}/pdf     the buyer's request page (requestpage)
 //	/sandbox/...                   the built-in tax-authority sandbox, when on
+//	                               (its access lines at debug level: the
+//	                               service's own pollers call it)
 func routes(o surfaces) http.Handler {
 	root := web.NewRoot(web.RootOptions{Logger: o.logger, Registry: o.reg})
 	httpapi.New(httpapi.Options{Service: o.svc, Limiter: o.limiter, Logger: o.logger}).Mount(root)
 	dashboard.New(dashboard.Options{Service: o.svc, Secret: o.secret, Now: o.now, Logger: o.logger}).Mount(root)
 	requestpage.New(requestpage.Options{Service: o.svc, Limiter: o.limiter, Logger: o.logger, Secret: o.secret}).Mount(root)
 	if o.sandbox != nil {
-		root.Handle("/sandbox/", http.StripPrefix("/sandbox", o.sandbox))
+		root.HandleQuiet("/sandbox/", http.StripPrefix("/sandbox", o.sandbox))
 	}
 	return root
 }

@@ -86,7 +86,11 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 	}()
 	defer func() { stopWork(); <-workDone }()
 	srv := newHTTPServer(ctx, cfg, handler, logger)
-	logger.Info("listening", "addr", ln.Addr().String(), "engine", store.Engine(), "version", Version,
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil && net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		logger.Warn("listening on every network interface over plain HTTP: put a TLS proxy in front, or listen on loopback only (--addr 127.0.0.1:8080)",
+			"addr", ln.Addr().String())
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "dashboard", "/app", "engine", store.Engine(), "version", Version,
 		"authority_sandbox", auth.sandboxAPI, "startup_ms", time.Since(started).Milliseconds())
 	if m.Ready != nil {
 		m.Ready <- ln.Addr().String()
@@ -177,7 +181,11 @@ Try it:
 
     curl -s -H 'Authorization: Bearer %s' %s/api/v1/profile
 
-`, t.Profile.Name, t.ID, key, key, base)
+or open the dashboard in a browser and sign in with the key:
+
+    %s/app
+
+`, t.Profile.Name, t.ID, key, key, base, base)
 }
 
 // runServer serves on ln until ctx is done, then drains in-flight requests

@@ -206,3 +206,23 @@ func TestCSV(t *testing.T) {
 		t.Errorf("csv:\n%s", p.body)
 	}
 }
+
+// TestServiceRootLeadsBrowsers: GET / from a browser (it accepts HTML)
+// leads to the dashboard; an API client and any other method get the
+// JSON 404 of a path no route knows.
+func TestServiceRootLeadsBrowsers(t *testing.T) {
+	f := newFixture(t)
+	b := f.browser(t)
+	req, _ := http.NewRequest(http.MethodGet, f.svc.URL+"/", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	if p := b.do(req); p.status != http.StatusSeeOther || p.header.Get("Location") != "/app/documents" {
+		t.Errorf("GET / from a browser = %d %q, want 303 to /app/documents", p.status, p.header.Get("Location"))
+	}
+	for _, c := range []struct{ method, accept string }{{"GET", "application/json"}, {"GET", ""}, {"POST", "text/html"}} {
+		req, _ := http.NewRequest(c.method, f.svc.URL+"/", nil)
+		req.Header.Set("Accept", c.accept)
+		if p := b.do(req); p.status != http.StatusNotFound || !strings.Contains(p.body, `"error_code":"NOT_FOUND"`) {
+			t.Errorf("%s / (Accept %q) = %d %s, want the JSON 404", c.method, c.accept, p.status, p.body)
+		}
+	}
+}

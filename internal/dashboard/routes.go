@@ -1,11 +1,20 @@
 package dashboard
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/web"
+)
 
 // routes registers every page. public pages need no session; page ones a
 // signed-in session (any key); write ones a read-write key, a POST with a
 // valid CSRF token and a same-origin Origin or Referer.
 func (d *Dashboard) routes() {
+	// The service's root leads a browser to the dashboard; any other
+	// client gets the root's own 404.
+	d.root.HandlePage("/{$}", http.HandlerFunc(d.serviceRoot))
 	d.handle("GET /app", redirectTo("/app/documents"))
 	d.handle("GET /app/{$}", redirectTo("/app/documents"))
 	d.handle("GET /app/static/", staticFiles())
@@ -72,4 +81,16 @@ func (d *Dashboard) routes() {
 // redirectTo answers 303 See Other to path.
 func redirectTo(path string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, path, http.StatusSeeOther) }
+}
+
+// serviceRoot answers GET / of a browser (it accepts HTML) with a redirect
+// to the dashboard, and anything else with the JSON 404 of a path no route
+// knows.
+func (d *Dashboard) serviceRoot(w http.ResponseWriter, r *http.Request) {
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.Redirect(w, r, "/app/documents", http.StatusSeeOther)
+		return
+	}
+	web.WriteError(w, r, d.logger, einvoice.Errorf(einvoice.CodeNotFound,
+		"No route for %s %s: the API is under /api/v1, the dashboard under /app.", r.Method, r.URL.Path))
 }

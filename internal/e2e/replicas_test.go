@@ -76,12 +76,16 @@ func checkStartedOnce(t *testing.T, rs []*servetest.Replica, dsn string) {
 	applied := map[int64][]string{} // version -> processes that applied it
 	for _, r := range rs {
 		for line := range strings.SplitSeq(r.Stderr(), "\n") {
+			// One line per start that migrated: the versions from..to
+			// (goose applies the pending ones in order).
 			var rec struct {
-				Msg     string `json:"msg"`
-				Version int64  `json:"version"`
+				Msg      string `json:"msg"`
+				From, To int64
 			}
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "migration applied" {
-				applied[rec.Version] = append(applied[rec.Version], r.Name)
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "migrations applied" {
+				for v := rec.From; v <= rec.To; v++ {
+					applied[v] = append(applied[v], r.Name)
+				}
 			}
 		}
 	}

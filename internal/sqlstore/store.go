@@ -250,10 +250,14 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", s.engine, err)
 	}
-	for _, r := range results {
-		if logger != nil {
-			logger.Info("migration applied", "engine", s.engine, "version", r.Source.Version, "duration", r.Duration)
+	if logger != nil && len(results) > 0 {
+		var took time.Duration
+		for _, r := range results {
+			logger.Debug("migration applied", "engine", s.engine, "version", r.Source.Version, "duration", r.Duration)
+			took += r.Duration
 		}
+		logger.Info("migrations applied", "engine", s.engine, "count", len(results),
+			"from", results[0].Source.Version, "to", results[len(results)-1].Source.Version, "duration", took)
 	}
 	return nil
 }

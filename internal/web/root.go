@@ -32,6 +32,9 @@ type Root struct {
 	// pages are the patterns registered by HandlePage: their panics are
 	// answered with an HTML page.
 	pages map[string]bool
+	// quiet are the patterns registered by HandleQuiet: their access lines
+	// are logged at debug level.
+	quiet map[string]bool
 }
 
 // NewRoot returns a root handler with no routes.
@@ -42,7 +45,7 @@ func NewRoot(o RootOptions) *Root {
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 	}
-	return &Root{mux: http.NewServeMux(), logger: o.Logger, registry: o.Registry, metrics: newMetrics(o.Registry), pages: map[string]bool{}}
+	return &Root{mux: http.NewServeMux(), logger: o.Logger, registry: o.Registry, metrics: newMetrics(o.Registry), pages: map[string]bool{}, quiet: map[string]bool{}}
 }
 
 // Handle registers a route answering JSON (the API, the operations
@@ -58,6 +61,15 @@ func (rt *Root) HandleFunc(pattern string, h http.HandlerFunc) { rt.mux.Handle(p
 func (rt *Root) HandlePage(pattern string, h http.Handler) {
 	rt.mux.Handle(pattern, h)
 	rt.pages[pattern] = true
+}
+
+// HandleQuiet registers a route answering JSON whose access lines are
+// logged at debug level, not info: the built-in sandbox, which the
+// service's own pollers call every few seconds (an idle service then logs
+// nothing).
+func (rt *Root) HandleQuiet(pattern string, h http.Handler) {
+	rt.mux.Handle(pattern, h)
+	rt.quiet[pattern] = true
 }
 
 // Registry is where the metrics are kept (served at /metrics).
@@ -101,7 +113,11 @@ func (rt *Root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		elapsed := time.Since(start)
 		rt.metrics.observe(r.Method, route, rec.status, elapsed)
-		rt.logger.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", route,
+		level := slog.LevelInfo
+		if rt.quiet[pattern] {
+			level = slog.LevelDebug
+		}
+		rt.logger.Log(r.Context(), level, "request", "request_id", id, "method", r.Method, "route", route,
 			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000, "bytes", rec.bytes)
 	}()
 	switch {

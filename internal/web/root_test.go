@@ -160,3 +160,18 @@ func TestServeHTTPEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietRoutes: a route registered with HandleQuiet (the built-in
+// sandbox) logs its access lines at debug level; the others at info.
+func TestQuietRoutes(t *testing.T) {
+	var logs bytes.Buffer
+	s := NewRoot(RootOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ok := func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }
+	s.HandleQuiet("/sandbox/", http.HandlerFunc(ok))
+	s.HandleFunc("GET /api/v1/profile", ok)
+	s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/sandbox/api/v1.0/documents/recent", nil))
+	s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/profile", nil))
+	if strings.Contains(logs.String(), "/sandbox/") || !strings.Contains(logs.String(), "GET /api/v1/profile") {
+		t.Errorf("at info level:\n%s", logs.String())
+	}
+}
