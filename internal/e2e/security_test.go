@@ -289,6 +289,11 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	must(t, f.receipt, err)
 	cons, err := f.api.Consolidations.Create(ctx, "2026-09")
 	f.consolidation = must(t, cons, err).ID
+	// Its invoices go on to Valid in the background: wait, so that the
+	// tests' snapshots of tenant A see nothing move but what they do.
+	for _, d := range cons.Documents {
+		waitStatusTyped(t, f.api, d.ID, client.StatusValid, time.Minute)
+	}
 	return f
 }
 
