@@ -144,15 +144,7 @@ func TestReceiptsMonth(t *testing.T) {
 
 		// The consolidation of October.
 		c, err := api.Consolidations.Create(ctx, consolidationMonth)
-		must(t, c, err)
-		// The POST waits at most 45 s, then answers "running" while the work
-		// goes on (DECISIONS 17): 4,997 receipts on PostgreSQL under the race
-		// detector may take longer. Then the consolidation is followed to its end.
-		for deadline := time.Now().Add(5 * time.Minute); c.Status == client.ConsolidationRunning && time.Now().Before(deadline); {
-			time.Sleep(time.Second)
-			c, err = api.Consolidations.Get(ctx, c.ID)
-			must(t, c, err)
-		}
+		c = consolidationDone(t, api, must(t, c, err))
 		if c.Status != client.ConsolidationCompleted || c.Supplementary || c.ReceiptCount != 4997 || c.ExcludedCount != 2 ||
 			len(c.ExcludedReceipts) != 2 || c.ExcludedReceipts[0].ReceiptNumber != "S-00097" || c.ExcludedReceipts[1].ReceiptNumber != "S-00194" {
 			t.Errorf("consolidation: %d receipts, %d excluded %+v; want 4997 and S-00097, S-00194 (%s)",
