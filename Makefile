@@ -10,7 +10,7 @@ test-pg:        ## the test suite with the PostgreSQL tests against the local se
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -race -timeout 30m ./...
 bench:          ## Go benchmarks: the calculation, and the whole service over loopback HTTP
 	go test -run '^$$' -bench . ./internal/einvoice/
-	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/e2e/
+	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/e2e/benchmarks/ ./internal/e2e/lifecycle/
 load:           ## the load harness against a freshly started binary, SQLite and PostgreSQL
 	bench/run.sh
 pace:           ## 100,000 documents to Valid at the authority's pace, on SQLite then PostgreSQL, one tenant then 10 (bench/README.md)

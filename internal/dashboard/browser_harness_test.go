@@ -68,6 +68,9 @@ type chrome struct {
 // 1280 px wide; it ends with the test.
 func newChrome(t *testing.T, base string) *chrome {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
 	path := chromiumPath()
 	if path == "" {
 		if os.Getenv("EINVOICE_REQUIRE_BROWSER") == "1" {

@@ -11,21 +11,43 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// Build builds cmd/einvoice once into a temporary folder (with the race
-// detector when the tests run with it) and returns the binary's path.
+// The binary of this test process, built once (Build) and removed by
+// RemoveBuilt.
+var built struct {
+	sync.Mutex
+	dir, bin string
+}
+
+// Build builds cmd/einvoice once per test process (with the race detector
+// when the tests run with it) and returns the binary's path. Under -short
+// (the inner loop: no binary builds) the test is skipped. The package's
+// TestMain calls RemoveBuilt when its tests are done.
 func Build(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no binary builds")
+	}
+	built.Lock()
+	defer built.Unlock()
+	if built.bin != "" {
+		return built.bin
+	}
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	gomod := strings.TrimSpace(string(out))
 	if err != nil || gomod == "" || gomod == os.DevNull {
 		t.Fatalf("go env GOMOD = %q, %v: cannot find the module root", gomod, err)
 	}
-	bin := filepath.Join(t.TempDir(), "einvoice")
+	dir, err := os.MkdirTemp("", "einvoice-test-bin-")
+	if err != nil {
+		t.Fatalf("a folder for the binary: %v", err)
+	}
+	bin := filepath.Join(dir, "einvoice")
 	args := []string{"build", "-o", bin}
 	if raceEnabled() {
 		args = append(args, "-race")
@@ -33,9 +55,22 @@ func Build(t testing.TB) string {
 	cmd := exec.Command("go", append(args, "./cmd/einvoice")...)
 	cmd.Dir = filepath.Dir(gomod)
 	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	built.dir, built.bin = dir, bin
 	return bin
+}
+
+// RemoveBuilt removes the binary Build made, if any: for TestMain, after
+// m.Run.
+func RemoveBuilt() {
+	built.Lock()
+	defer built.Unlock()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+		built.dir, built.bin = "", ""
+	}
 }
 
 // raceEnabled reports whether this test binary was built with -race.

@@ -27,9 +27,13 @@ func SQLite(t testing.TB) string {
 }
 
 // Postgres returns the URL of a new, empty database on the test server,
-// dropped after the test.
+// dropped after the test. Under -short (the inner loop) the test is
+// skipped.
 func Postgres(t testing.TB, getenv func(string) string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no PostgreSQL")
+	}
 	base := getenv(EnvPostgres)
 	if base == "" {
 		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run them", EnvPostgres)

@@ -1,0 +1,9 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"github.com/einvoice/einvoice/internal/e2e/e2etest"
+)
+
+func TestMain(m *testing.M) { e2etest.Main(m, "benchmarks") }

@@ -1,0 +1,527 @@
+package receipts
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/einvoice/einvoice/internal/e2e/e2etest"
+
+	"github.com/einvoice/einvoice/client"
+	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/servetest"
+)
+
+// TestRequestPageBuyerWithTIN: a company buyer with its TIN asks from the
+// receipt's page, posting the form as a browser does: 303 to the page,
+// which shows the invoice's status until Valid, then links the PDF, which
+// works for that token only; the invoice carries the receipt's amounts
+// and number; posting the form again changes nothing.
+func TestRequestPageBuyerWithTIN(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		form := b.get(rc.RequestURL)
+		if form.Status != 200 || !strings.HasPrefix(form.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("GET page: %d %s", form.Status, form.Header.Get("Content-Type"))
+		}
+		form.wantSecure(t, "the form")
+		for _, want := range []string{"Supplier&#39;s Name", "R-0100", "2026-10-15", "MYR 10.80", `name="viewport"`, "Request an e-invoice",
+			`name="individual"`, `value="NRIC"`, `value="PASSPORT"`, `value="BRN"`, `value="ARMY"`, "?lang=ms"} {
+			if !strings.Contains(form.Body, want) {
+				t.Errorf("the form lacks %q", want)
+			}
+		}
+		status := b.submit(rc.RequestURL, buyerForm(form.csrf(t)))
+		status.wantSecure(t, "the status page")
+		if status.Status != 200 || !strings.Contains(status.Body, "Your e-invoice was requested") {
+			t.Fatalf("after the post: %d %s", status.Status, status.Body)
+		}
+		// The status is refreshed from the authority as the page loads; it
+		// turns Valid (the sandbox answers at once).
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(status.Body, `data-status="Valid"`) && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			status = b.get(rc.RequestURL)
+		}
+		if !strings.Contains(status.Body, `data-status="Valid"`) || !strings.Contains(status.Body, `href="/r/`) {
+			t.Fatalf("the page never showed Valid with the PDF link: %s", status.Body)
+		}
+		pdf := b.get(rc.RequestURL + "/pdf")
+		if pdf.Status != 200 || pdf.Header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf.Body, "%PDF-") {
+			t.Errorf("PDF: %d %s %.20q", pdf.Status, pdf.Header.Get("Content-Type"), pdf.Body)
+		}
+
+		back := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t)
+		if back.Status != client.ReceiptConverted || back.InvoiceID == "" {
+			t.Fatalf("receipt after the request: %+v", back)
+		}
+		inv := e2etest.Got(api.Documents.Get(ctx, back.InvoiceID))(t)
+		if inv.Status != client.StatusValid || inv.InvoiceSerialNumber != "R-0100" || inv.BillReferenceNumber != "R-0100" ||
+			inv.TotalPayableAmount != rc.TotalPayableAmount || inv.TotalTaxAmount != rc.TotalTaxAmount || inv.Type != client.TypeInvoice {
+			t.Errorf("invoice %+v, want Valid, numbered R-0100, with the receipt's amounts", inv)
+		}
+		buyer := e2etest.Got(api.Buyers.Get(ctx, inv.BuyerID))(t)
+		if buyer.TIN != "C21638015020" || buyer.Name != "Hebat Sdn. Bhd." || !buyer.IsReady {
+			t.Errorf("buyer %+v", buyer)
+		}
+
+		// The same form again (a double post): the page, nothing new.
+		again := b.submit(rc.RequestURL, buyerForm(form.csrf(t)))
+		if !strings.Contains(again.Body, `data-status="Valid"`) {
+			t.Errorf("second post: %s", again.Body)
+		}
+		if d, n := docsAndBuyers(t, api); d != 1 || n != 1 {
+			t.Errorf("after a double post: %d documents, %d buyers; want 1 and 1", d, n)
+		}
+
+		// The PDF is only the token's own: another receipt's token has none
+		// (open), an unknown one neither.
+		other := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0101")))(t)
+		if p := b.get(other.RequestURL + "/pdf"); p.Status != 404 {
+			t.Errorf("an open receipt's PDF: %d", p.Status)
+		}
+		if p := b.get("/r/" + strings.Repeat("A", 27) + "/pdf"); p.Status != 404 {
+			t.Errorf("an unknown token's PDF: %d", p.Status)
+		}
+	})
+}
+
+// TestRequestPageIndividualNRIC: an individual who does not know their
+// TIN gives their NRIC; the service finds the TIN with Search TIN (the
+// sandbox knows the taxpayer a client is registered for); an NRIC it does
+// not know gives the form back.
+func TestRequestPageIndividualNRIC(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		if code, _, errOut := servetest.Run(t, dsn, "sandbox", "client", "add", "--tin", "IG12345678901",
+			"--id-type", "NRIC", "--id-value", "900101015555", "--name", "Ali bin Abu"); code != 0 {
+			t.Fatalf("sandbox client add: %s", errOut)
+		}
+		individual := func(csrf, nric string) url.Values {
+			f := buyerForm(csrf)
+			f.Set("name", "Ali bin Abu")
+			f.Del("tin")
+			f.Set("individual", "1")
+			f.Set("idType", "NRIC")
+			f.Set("idValue", nric)
+			return f
+		}
+		csrf := b.get(rc.RequestURL).csrf(t)
+		unknown := b.post(rc.RequestURL, individual(csrf, "880202025555"))
+		if unknown.Status != 422 || unknown.fieldError("idValue") == "" || unknown.value("idValue") != "880202025555" {
+			t.Errorf("an unknown NRIC: %d, idValue error %q", unknown.Status, unknown.fieldError("idValue"))
+		}
+		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+			t.Errorf("an unknown NRIC created %d documents, %d buyers", d, n)
+		}
+		// A business registration is not an individual's id.
+		brn := individual(csrf, "201901234567")
+		brn.Set("idType", "BRN")
+		if p := b.post(rc.RequestURL, brn); p.Status != 422 || p.fieldError("idType") == "" {
+			t.Errorf("an individual by BRN: %d %q", p.Status, p.fieldError("idType"))
+		}
+
+		status := b.submit(rc.RequestURL, individual(csrf, "900101015555"))
+		if !strings.Contains(status.Body, "Your e-invoice was requested") {
+			t.Fatalf("after the post: %s", status.Body)
+		}
+		back := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t)
+		inv := e2etest.Got(api.Documents.Get(ctx, back.InvoiceID))(t)
+		buyer := e2etest.Got(api.Buyers.Get(ctx, inv.BuyerID))(t)
+		if buyer.TIN != "IG12345678901" || buyer.IDType != client.IDTypeNRIC || buyer.IDValue != "900101015555" {
+			t.Errorf("buyer %+v, want the TIN Search TIN found", buyer)
+		}
+	})
+}
+
+// TestRequestPageFieldErrors: every malformed field gives the form back
+// (422) with its message beside it and the values kept, and nothing is
+// created; a bad or missing CSRF token, a foreign Origin, neither Origin
+// nor Referer, another content type, a huge or undecodable body are
+// refused without a 500.
+func TestRequestPageFieldErrors(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		csrf := b.get(rc.RequestURL).csrf(t)
+		for _, tc := range []struct {
+			field, value string
+			at           string // the field whose message shows
+		}{
+			{"name", "", "name"},
+			{"tin", "", "tin"},
+			{"tin", "X12", "tin"},
+			{"tin", "C99999999990", "tin"}, // well-formed, unknown to the authority
+			{"idType", "PAN", "idType"},
+			{"idValue", "", "idValue"},
+			{"addressLine", "", "addressLine"},
+			{"city", "", "city"},
+			{"postCode", "ABC", "postCode"},
+			{"state", "99", "state"},
+			{"country", "ZZZ", "country"},
+			{"email", "not-an-email", "email"},
+			{"phone", "12", "phone"},
+			{"name", "Bad \xff\xfe name", "name"},
+			{"name", "Tab\x01name", "name"},
+			{"name", strings.Repeat("N", 500), "name"},
+		} {
+			f := buyerForm(csrf)
+			f.Set(tc.field, tc.value)
+			p := b.post(rc.RequestURL, f)
+			if p.Status != 422 || p.fieldError(tc.at) == "" {
+				t.Errorf("%s=%.20q: %d, message beside %s %q", tc.field, tc.value, p.Status, tc.at, p.fieldError(tc.at))
+				continue
+			}
+			p.wantSecure(t, "the form again")
+			if tc.field != "name" && p.value("name") != "Hebat Sdn. Bhd." || p.value("email") != f.Get("email") && tc.field != "email" {
+				t.Errorf("%s: values not kept: name %q email %q", tc.field, p.value("name"), p.value("email"))
+			}
+			if p.csrf(t) == "" {
+				t.Errorf("%s: the form again has no CSRF token", tc.field)
+			}
+		}
+		for _, tc := range []struct {
+			what        string
+			contentType string
+			body        string
+			headers     []string
+			want        int
+		}{
+			{"no CSRF token", "application/x-www-form-urlencoded", strings.Replace(buyerForm(csrf).Encode(), "csrf=", "x=", 1), nil, 403},
+			{"a wrong CSRF token", "application/x-www-form-urlencoded", withCSRF(csrf[:len(csrf)-2] + "AA"), nil, 403},
+			{"another page's CSRF token", "application/x-www-form-urlencoded", withCSRF(strings.Repeat("A", 43)), nil, 403},
+			{"a foreign Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Origin", "https://evil.example"}, 403},
+			{"a null Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Origin", "null"}, 403},
+			{"neither Origin nor Referer", "application/x-www-form-urlencoded", withCSRF(csrf), []string{}, 403},
+			{"a foreign Referer and no Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Referer", "https://evil.example/r/x"}, 403},
+			{"JSON", "application/json", `{"name":"x"}`, nil, 415},
+			{"multipart", "multipart/form-data; boundary=x", "--x--", nil, 415},
+			{"a huge form", "application/x-www-form-urlencoded", "name=" + strings.Repeat("a", 1<<20), nil, 413},
+			{"a bad escape", "application/x-www-form-urlencoded", "name=%zz&csrf=" + csrf, nil, 400},
+		} {
+			headers := tc.headers
+			if headers == nil { // as a browser posts from the page
+				headers = []string{"Origin", svc.URL}
+			}
+			p := b.send(http.MethodPost, rc.RequestURL, tc.contentType, tc.body, headers...)
+			if p.Status != tc.want {
+				t.Errorf("%s: %d, want %d: %.300s", tc.what, p.Status, tc.want, p.Body)
+			}
+		}
+		for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch} {
+			if p := b.send(m, rc.RequestURL, "", ""); p.Status != 405 {
+				t.Errorf("%s on the page: %d", m, p.Status)
+			}
+		}
+		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+			t.Errorf("bad forms created %d documents, %d buyers", d, n)
+		}
+		if r := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptOpen {
+			t.Errorf("receipt after bad forms: %s", r.Status)
+		}
+		// The same origin is welcome.
+		if p := b.send(http.MethodPost, rc.RequestURL, "application/x-www-form-urlencoded", withCSRF(csrf), "Origin", svc.URL); p.Status != 303 {
+			t.Errorf("same origin: %d %.300s", p.Status, p.Body)
+		}
+	})
+}
+
+// withCSRF is the company buyer's form with a CSRF token.
+func withCSRF(csrf string) string { return buyerForm(csrf).Encode() }
+
+// TestRequestPageTokens: an unknown token's page is the same plain 404 as
+// any other's; a deleted or a consolidated receipt's page says it can no
+// longer be invoiced, and a post to it changes nothing; a converted one
+// shows the invoice's status.
+func TestRequestPageTokens(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		var first string
+		for i, path := range []string{"/r/" + strings.Repeat("A", 27), "/r/" + strings.Repeat("b", 27), "/r/x",
+			"/r/" + strings.Repeat("z", 500), "/r/%ff%fe", "/r/" + pathOf(rc.RequestURL)[3:] + "x"} {
+			p := b.get(path)
+			if p.Status != 404 || !strings.Contains(p.Body, "Not found") {
+				t.Errorf("GET %.40s: %d", path, p.Status)
+			}
+			p.wantSecure(t, "not found")
+			body := strings.Split(p.Body, "<main>")[len(strings.Split(p.Body, "<main>"))-1]
+			if i == 0 {
+				first = body
+			} else if body != first && !strings.Contains(path, "%") {
+				t.Errorf("GET %.40s: another not-found page than the first", path)
+			}
+		}
+		if p := b.post("/r/"+strings.Repeat("A", 27), buyerForm("x")); p.Status != 404 {
+			t.Errorf("POST to an unknown token: %d", p.Status)
+		}
+
+		del := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0200")))(t)
+		cons := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0201")))(t)
+		csrfDel, csrfCons := b.get(del.RequestURL).csrf(t), b.get(cons.RequestURL).csrf(t)
+		if err := api.Receipts.Delete(ctx, del.ID); err != nil {
+			t.Fatal(err)
+		}
+		store := servetest.Store(t, dsn)
+		e2etest.Must(t, 0, store.TransitionReceipt(ctx, servetestTenant(t, store), cons.ID, einvoice.ReceiptTransition{
+			From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, To: einvoice.ReceiptConsolidated,
+			ConsolidationID: e2etest.NewID(), ConsolidatedDocumentID: e2etest.NewID(), At: time.Now()}))
+		for _, tc := range []struct {
+			r    *client.Receipt
+			csrf string
+			want string
+		}{{del, csrfDel, "withdrawn by the shop"}, {cons, csrfCons, "consolidated e-invoice"}} {
+			p := b.get(tc.r.RequestURL)
+			if p.Status != 200 || !strings.Contains(p.Body, tc.want) || !strings.Contains(p.Body, "ask the shop") || strings.Contains(p.Body, "<form") {
+				t.Errorf("%s: %d %s", tc.r.ReceiptNumber, p.Status, p.Body)
+			}
+			after := b.submit(tc.r.RequestURL, buyerForm(tc.csrf))
+			if !strings.Contains(after.Body, tc.want) {
+				t.Errorf("%s after a post: %s", tc.r.ReceiptNumber, after.Body)
+			}
+			ms := b.get(tc.r.RequestURL + "?lang=ms")
+			if !strings.Contains(ms.Body, "Sila hubungi kedai") {
+				t.Errorf("%s in Malay: %s", tc.r.ReceiptNumber, ms.Body)
+			}
+		}
+		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+			t.Errorf("posts to closed receipts created %d documents, %d buyers", d, n)
+		}
+	})
+}
+
+// TestRequestPageMalay: the page in Malay by ?lang=ms or Accept-Language,
+// with links to both languages; a form sent back keeps the language.
+func TestRequestPageMalay(t *testing.T) {
+	t.Parallel()
+	svc, _, rc := pageService(t, e2etest.TestdbSQLite(t))
+	b := newBrowser(t, svc)
+	for _, p := range []*page{b.get(rc.RequestURL + "?lang=ms"), b.get(rc.RequestURL, "Accept-Language", "ms-MY,ms;q=0.9,en;q=0.5")} {
+		for _, want := range []string{`lang="ms"`, "Mohon e-invois", "Saya individu dan tidak tahu TIN saya", "Kedai", "Poskod", "?lang=en"} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("Malay page lacks %q", want)
+			}
+		}
+	}
+	if p := b.get(rc.RequestURL, "Accept-Language", "en-GB,ms;q=0.3"); !strings.Contains(p.Body, `lang="en"`) {
+		t.Errorf("English preferred, got another language")
+	}
+	p := b.get(rc.RequestURL + "?lang=ms")
+	f := buyerForm(p.csrf(t))
+	f.Set("email", "nope")
+	back := b.post(rc.RequestURL+"?lang=ms", f)
+	if back.Status != 422 || !strings.Contains(back.Body, "Sila semak") || !strings.HasPrefix(back.fieldError("email"), "Sila semak") {
+		t.Errorf("a Malay form back: %d %q", back.Status, back.fieldError("email"))
+	}
+}
+
+// TestRequestPageRateLimit: the page is rate-limited per client address
+// with the service's limiter (the database's on PostgreSQL): over the
+// limit, a 429 page with Retry-After.
+func TestRequestPageRateLimit(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, _, rc := pageService(t, dsn, "--rate-limit", "5")
+		b := newBrowser(t, svc)
+		for i := range 5 {
+			if p := b.get(rc.RequestURL); p.Status != 200 {
+				t.Fatalf("request %d: %d", i+1, p.Status)
+			}
+		}
+		p := b.get(rc.RequestURL)
+		if p.Status != 429 || p.Header.Get("Retry-After") == "" || !strings.Contains(p.Body, "Too many requests") {
+			t.Errorf("over the limit: %d Retry-After %q", p.Status, p.Header.Get("Retry-After"))
+		}
+		p.wantSecure(t, "429")
+		if p := b.post(rc.RequestURL, buyerForm("x")); p.Status != 429 {
+			t.Errorf("a post over the limit: %d", p.Status)
+		}
+	})
+}
+
+// TestReceiptConvertOnce: concurrent requests for one receipt, from the
+// page and the API, leave one invoice and one buyer; the API's other
+// answers are 409, the page's a 303 to the status.
+func TestReceiptConvertOnce(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn, "--rate-limit", "100000")
+		b, ctx := newBrowser(t, svc), t.Context()
+		csrf := b.get(rc.RequestURL).csrf(t)
+		const n = 8
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = b.post(rc.RequestURL, buyerForm(csrf)).Status
+			}()
+		}
+		wg.Wait()
+		for i, s := range statuses {
+			if s != 303 {
+				t.Errorf("concurrent post %d: %d", i, s)
+			}
+		}
+		if d, nb := docsAndBuyers(t, api); d != 1 || nb != 1 {
+			t.Errorf("%d concurrent posts: %d documents, %d buyers; want 1 and 1", n, d, nb)
+		}
+
+		// The API, racing for another receipt.
+		buyer := e2etest.Got(api.Buyers.Create(ctx, e2etest.ReadyBuyer("Racer Sdn. Bhd.")))(t)
+		r2 := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0300")))(t)
+		var mu sync.Mutex
+		created, conflicts := 0, 0
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := svc.API(t, svc.DemoKey).Receipts.Invoice(ctx, r2.ID, buyer.ID)
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					created++
+				} else if e, ok := err.(*client.Error); ok && e.StatusCode == 409 && e.Code == client.CodeReceiptNotConvertible {
+					conflicts++
+				} else {
+					t.Errorf("concurrent invoice: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if created != 1 || conflicts != n-1 {
+			t.Errorf("API race: %d created, %d conflicts; want 1 and %d", created, conflicts, n-1)
+		}
+		if d, _ := docsAndBuyers(t, api); d != 2 {
+			t.Errorf("after both races: %d documents, want 2", d)
+		}
+	})
+}
+
+// TestReceiptInvoiceAPI: POST /receipts/{id}/invoice for an existing
+// buyer: 201 with the submitted invoice (an excluded receipt too); 409
+// once converted or consolidated; 422 for a missing or unknown buyer; 404
+// for an unknown receipt; and the page of a receipt converted by the API
+// shows the invoice's status.
+func TestReceiptInvoiceAPI(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		buyer := e2etest.Got(api.Buyers.Create(ctx, e2etest.ReadyBuyer("Hebat Sdn. Bhd.")))(t)
+		_, err := api.Receipts.Invoice(ctx, rc.ID, "")
+		e2etest.WantErr(t, err, 422, client.CodeValidationFailed)
+		_, err = api.Receipts.Invoice(ctx, rc.ID, e2etest.NewID())
+		if e := e2etest.WantErr(t, err, 422, client.CodeValidationFailed); e.Fields["buyerId"] == nil {
+			t.Errorf("unknown buyer: %s", e.Body)
+		}
+		_, err = api.Receipts.Invoice(ctx, e2etest.NewID(), buyer.ID)
+		e2etest.WantErr(t, err, 404, client.CodeReceiptNotFound)
+		// An invoice that would not pass validation (a draft buyer) is
+		// reported with its problems, and nothing is written.
+		draft := e2etest.Got(api.Buyers.Create(ctx, &client.Party{Name: "Not yet", IsDraft: true}))(t)
+		_, err = api.Receipts.Invoice(ctx, rc.ID, draft.ID)
+		if e := e2etest.WantErr(t, err, 422, client.CodeValidationFailed); len(e.Fields) == 0 {
+			t.Errorf("a draft buyer: %s", e.Body)
+		}
+		if r := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptOpen || r.InvoiceID != "" {
+			t.Errorf("receipt after a failed validation: %+v", r)
+		}
+		if d, _ := docsAndBuyers(t, api); d != 0 {
+			t.Errorf("a failed validation left %d documents", d)
+		}
+
+		inv, err := api.Receipts.Invoice(ctx, rc.ID, buyer.ID)
+		if e2etest.Must(t, inv, err).BuyerID != buyer.ID || inv.InvoiceSerialNumber != rc.ReceiptNumber ||
+			inv.TotalPayableAmount != rc.TotalPayableAmount || inv.Status == client.StatusDraft || inv.Status == client.StatusReady {
+			t.Errorf("invoice %+v: want submitted, for the buyer, with the receipt's number and amounts", inv)
+		}
+		if r := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptConverted || r.InvoiceID != inv.ID {
+			t.Errorf("receipt %+v", r)
+		}
+		_, err = api.Receipts.Invoice(ctx, rc.ID, buyer.ID)
+		e2etest.WantErr(t, err, 409, client.CodeReceiptNotConvertible)
+		if p := b.get(rc.RequestURL); !strings.Contains(p.Body, `id="status"`) {
+			t.Errorf("the page of a receipt converted by the API: %s", p.Body)
+		}
+
+		// A receipt line without a classification is the authority's 022
+		// (Others) on the invoice.
+		plain := e2etest.ReceiptInput("R-PLAIN")
+		plain.Lines = []client.Line{{ProductDescription: "Nasi lemak", Quantity: "2", UnitPrice: "6.50",
+			Taxes: []client.LineTax{{TaxType: "02", TaxRate: "6"}}}}
+		pr := e2etest.Got(api.Receipts.Create(ctx, plain))(t)
+		if inv, err := api.Receipts.Invoice(ctx, pr.ID, buyer.ID); e2etest.Must(t, inv, err).Lines[0].AuthorityClassification != "022" ||
+			inv.TotalPayableAmount != pr.TotalPayableAmount {
+			t.Errorf("an unclassified receipt's invoice: %+v", inv)
+		}
+
+		// An excluded receipt (over RM10,000) may be invoiced.
+		big := e2etest.Got(api.Receipts.Create(ctx, bigReceipt("R-BIG", "12000.00", e2etest.ReceiptIssued)))(t)
+		if big.Status != client.ReceiptExcluded {
+			t.Fatalf("big receipt is %s", big.Status)
+		}
+		if inv, err := api.Receipts.Invoice(ctx, big.ID, buyer.ID); e2etest.Must(t, inv, err).TotalPayableAmount != "12000.00" {
+			t.Errorf("excluded receipt's invoice: %+v", inv)
+		}
+
+		// A consolidated one may not.
+		cons := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-CONS")))(t)
+		store := servetest.Store(t, dsn)
+		e2etest.Must(t, 0, store.TransitionReceipt(ctx, servetestTenant(t, store), cons.ID, einvoice.ReceiptTransition{
+			From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, To: einvoice.ReceiptConsolidated,
+			ConsolidationID: e2etest.NewID(), ConsolidatedDocumentID: e2etest.NewID(), At: time.Now()}))
+		_, err = api.Receipts.Invoice(ctx, cons.ID, buyer.ID)
+		e2etest.WantErr(t, err, 409, client.CodeReceiptNotConvertible)
+	})
+}
+
+// TestRequestPageResumesAfterCrash: a request that stopped right after its
+// transaction (the receipt converted, its invoice a draft never validated
+// nor submitted: what a crash there leaves) is carried on by the next load
+// of the page, to Valid, with still one invoice.
+func TestRequestPageResumesAfterCrash(t *testing.T) {
+	t.Parallel()
+	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+		svc, api, rc := pageService(t, dsn)
+		b, ctx := newBrowser(t, svc), t.Context()
+		buyer := e2etest.Got(api.Buyers.Create(ctx, e2etest.ReadyBuyer("Hebat Sdn. Bhd.")))(t)
+		store := servetest.Store(t, dsn)
+		tenant := servetestTenant(t, store)
+		r, err := store.GetReceipt(ctx, tenant, rc.ID)
+		e2etest.Must(t, r, err)
+		now := time.Now().UTC()
+		d := &einvoice.Document{ID: e2etest.NewID(), TenantID: tenant, Kind: einvoice.KindInvoice, TypeCode: "01", Status: einvoice.StatusDraft,
+			BuyerID: buyer.ID, InvoiceSerialNumber: r.ReceiptNumber, BillReferenceNumber: r.ReceiptNumber, CurrencyCode: r.CurrencyCode,
+			AutoCalculate: true, Lines: r.Lines, Payment: r.Payment, Totals: r.Totals, CreatedAt: now, UpdatedAt: now}
+		e2etest.Must(t, 0, store.ConvertReceipt(ctx, einvoice.ReceiptConversion{TenantID: tenant, ReceiptID: r.ID,
+			From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, Invoice: d,
+			Event: einvoice.Event{ID: e2etest.NewID(), Status: einvoice.StatusDraft, Note: "created from receipt", At: now}, At: now}))
+
+		p := b.get(rc.RequestURL)
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(p.Body, `data-status="Valid"`) && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			p = b.get(rc.RequestURL)
+		}
+		if !strings.Contains(p.Body, `data-status="Valid"`) {
+			t.Fatalf("the page did not carry the invoice on to Valid: %s", p.Body)
+		}
+		if inv := e2etest.Got(api.Documents.Get(ctx, d.ID))(t); inv.Status != client.StatusValid {
+			t.Errorf("invoice %s", inv.Status)
+		}
+		if n, _ := docsAndBuyers(t, api); n != 1 {
+			t.Errorf("%d documents, want 1", n)
+		}
+	})
+}
