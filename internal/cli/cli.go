@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -21,9 +20,6 @@ import (
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
-
-// Version is set at build time with -ldflags "-X .../internal/cli.Version=v1.2.3".
-var Version = "dev"
 
 // Main runs one command line.
 type Main struct {
@@ -123,14 +119,6 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return nil
 	}
 	return commandError(fmt.Sprintf("unknown command %q", cmd))
-}
-
-func versionString() string {
-	v := Version
-	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
-	}
-	return "einvoice " + v
 }
 
 // openStore loads the secret key, opens the database and migrates it.

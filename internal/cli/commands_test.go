@@ -3,7 +3,10 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +176,63 @@ func TestCLI(t *testing.T) {
 	if code := m.Run(t.Context(), []string{"migrate", "--db", "postgres://postgres@127.0.0.1:1/x"}); code != 1 || !strings.Contains(out.String(), "EINVOICE_SECRET_KEY is required") {
 		t.Errorf("migrate on postgres without a key = %d %q", code, out.String())
 	}
+}
+
+// TestVersion: `einvoice version` prints cli.Version, a release (vX.Y.Z)
+// or the one after it in the making (vX.Y.Z+dev), and serve's startup line
+// logs the same string.
+func TestVersion(t *testing.T) {
+	if !regexp.MustCompile(`^v\d+\.\d+\.\d+(\+dev)?$`).MatchString(cli.Version) {
+		t.Errorf("cli.Version = %q; want vX.Y.Z or vX.Y.Z+dev", cli.Version)
+	}
+	if code, stdout, stderr := runCommand(t, []string{"version"}, false); code != 0 || stdout != "einvoice "+cli.Version+"\n" || stderr != "" {
+		t.Errorf("version = %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, "einvoice "+cli.Version+"\n")
+	}
+	code, _, stderr := runCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--workers", "0", "--db", testdb.SQLite(t)}, true)
+	if code != 0 || !regexp.MustCompile(`(?m)^.*msg=listening .*version=`+regexp.QuoteMeta(cli.Version)+`( |$)`).MatchString(stderr) {
+		t.Errorf("serve = %d; want its listening line to log version=%s:\n%s", code, cli.Version, stderr)
+	}
+}
+
+// TestVersionLdflags: a build that sets the version with -ldflags -X prints
+// that version, so that a release build need not edit the source. It builds
+// the binary (a few seconds; skipped with -short).
+func TestVersionLdflags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "einvoice")
+	args := []string{"build", "-o", bin, "-ldflags", "-X github.com/einvoice/einvoice/internal/cli.Version=v9.8.7"}
+	if raceEnabled() {
+		args = append(args, "-race") // the race build's compiled packages are cached already
+	}
+	build := exec.Command("go", append(args, "./cmd/einvoice")...)
+	build.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	got, err := exec.Command(bin, "version").Output()
+	if err != nil || string(got) != "einvoice v9.8.7\n" {
+		t.Errorf("einvoice version = %q, %v; want %q", got, err, "einvoice v9.8.7\n")
+	}
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 // runCommand runs one command line in-process and returns its exit status
