@@ -1,9 +1,11 @@
 # One command each for the usual jobs. CI runs .ci/run.
 PG ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: run test test-pg bench load pace chaos chaos-short lint fuzz generate
+.PHONY: run test-short test test-pg bench load pace chaos chaos-short lint fuzz generate
 run:            ## start the service on ./einvoice.db with the built-in sandbox
 	go run ./cmd/einvoice serve
+test-short:     ## the inner loop before each commit: no PostgreSQL, no browser, no binary builds, no kills or replicas
+	go test -short ./...
 test:           ## the test suite (PostgreSQL tests skip unless EINVOICE_TEST_POSTGRES_URL is set)
 	go test -race -timeout 30m ./...
 test-pg:        ## the test suite with the PostgreSQL tests against the local server
