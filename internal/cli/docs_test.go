@@ -190,7 +190,7 @@ func runBash(t *testing.T, dir, script string, env ...string) (stdout, stderr st
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	prologue := "set -euo pipefail\ntrap 'echo \"the line failed (status $?): $BASH_COMMAND\" >&2' ERR\n"
+	prologue := "set -euo pipefail\nshopt -s inherit_errexit\ntrap 'echo \"the line failed (status $?): $BASH_COMMAND\" >&2' ERR\n"
 	cmd := exec.CommandContext(ctx, bash, "-c", prologue+script)
 	cmd.Dir = dir
 	cmd.Env = append(servetest.ChildEnv(), env...)
