@@ -30,13 +30,15 @@ const maxReadmeLines = 200
 // Each page runs on its own: its blocks in order, in one bash session, in
 // a fresh folder, against a fresh `serve` (the real binary, a new SQLite
 // file ./einvoice.db in that folder, every setting at its default) with its
-// demo tenant. So a page is a unit a reader can follow alone, from the
-// README's two commands: it sets every variable it uses and writes every
-// file it sends, which the runs check (bash's `set -u`, a fresh folder),
-// and pages never depend on the order in which they run. They run in
-// parallel (go test's -parallel, the number of CPUs by default), the
-// sandbox's verdicts and the received-documents poller being their longest
-// waits. The lines run as written, but for those the pages ask the reader
+// demo tenant, on which the README's blocks have run first (in a bash
+// session of their own), as they have for a reader who comes from the
+// README. So a page is a unit a reader can follow alone after the README:
+// it sets every variable it uses and writes every file it sends, which the
+// runs check (bash's `set -u`, a fresh folder), it does not trip over what
+// the README made (a second buyer found where the page shows one), and
+// pages never depend on the order in which they run. They run in parallel
+// (go test's -parallel, the number of CPUs by default), the sandbox's
+// verdicts and the received-documents poller being their longest waits. The lines run as written, but for those the pages ask the reader
 // to fill in (KEY, API) and `go install`, for which the binary under test
 // on PATH stands. PATH holds nothing else but a plain Debian's commands,
 // curl and jq (plainDebianTools). The `einvoice` commands of a page run in
@@ -77,14 +79,19 @@ func TestDocsBlocks(t *testing.T) {
 
 	bin := servetest.Build(t)
 	tools := plainDebianPath(t, bin)
+	readme := pages[0].runLines()
 	for _, p := range pages {
 		lines := p.runLines()
 		if len(lines) == 0 {
 			continue
 		}
+		var before []shellLine
+		if p.path != "README.md" {
+			before = readme
+		}
 		t.Run(filepath.Base(p.path), func(t *testing.T) {
 			t.Parallel()
-			runDocPage(t, bin, tools, p.path, lines)
+			runDocPage(t, bin, tools, p.path, before, lines)
 		})
 	}
 }
@@ -111,18 +118,22 @@ var pageChecks = map[string]func(t *testing.T, r docRun){
 	"docs/going-live.md": checkGoingLiveRun,
 }
 
-// runDocPage runs a page's lines against a fresh serve and checks the
-// answers.
-func runDocPage(t *testing.T, bin, tools, page string, lines []shellLine) {
+// runDocPage runs a page's lines against a fresh serve, after the lines
+// before (the README's, unchecked), and checks the answers.
+func runDocPage(t *testing.T, bin, tools, page string, before, lines []shellLine) {
 	dir := t.TempDir()
 	rs := servetest.StartReplicas(t, bin, filepath.Join(dir, "einvoice.db"), 1, "--log-format", "json")
 	key, _ := servetest.ReplicasDemoKey(t, rs)
-	lines = fillIn(lines, []lineFill{
+	fills := []lineFill{
 		{regexp.MustCompile(`^KEY=eik_\.\.\.(\s+#.*)?$`), "KEY=" + key},
 		{regexp.MustCompile(`^API=http://localhost:8080/api/v1$`), "API=" + rs[0].URL + "/api/v1"},
 		{regexp.MustCompile(`^go install \./cmd/einvoice$`), "true # go install: the binary under test is on PATH"},
-	})
-	script, exps := docScript(lines)
+	}
+	if len(before) > 0 {
+		script, _ := docScript(fillIn(before, fills))
+		runBash(t, dir, script, "PATH="+tools)
+	}
+	script, exps := docScript(fillIn(lines, fills))
 	stdout, stderr := runBash(t, dir, script, "PATH="+tools)
 	pieces := outputPieces(stdout)
 	for _, e := range exps {
