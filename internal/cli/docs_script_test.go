@@ -195,6 +195,8 @@ func jsonFields(out string) (map[string][]string, error) {
 	return fields, nil
 }
 
+// addJSONFields adds to fields every field of v, at any depth, with its
+// value as scalarText shows it.
 func addJSONFields(v any, fields map[string][]string) {
 	switch x := v.(type) {
 	case map[string]any:
