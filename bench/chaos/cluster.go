@@ -82,8 +82,8 @@ func startCluster(ctx context.Context, cfg config, engine, bin string) (c *clust
 	}
 	n := knownEngines[engine]
 	if n > 1 {
-		// Each replica gets its share of the cores (README, "PostgreSQL
-		// and several replicas").
+		// Each replica gets its share of the cores (docs/deployment.md,
+		// "PostgreSQL").
 		env = append(env, "GOMAXPROCS=1")
 	}
 	for i := range n {

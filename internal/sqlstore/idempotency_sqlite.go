@@ -12,12 +12,12 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// On SQLite the service runs as one process (the README's "PostgreSQL and
-// several replicas"; the rate limiter is in memory there too), so the
-// unfinished claims of idempotency keys are held by the process, and the
-// table holds only the kept responses: a key costs one write, the kept
-// response, and a read. The write joins the next group commit while the
-// answer goes out, with the responses of the other requests that finished
+// On SQLite the service runs as one process (docs/deployment.md, "SQLite";
+// the rate limiter is in memory there too), so the unfinished claims of
+// idempotency keys are held by the process, and the table holds only the
+// kept responses: a key costs one write, the kept response, and a read.
+// The write joins the next group commit while the answer goes out, with
+// the responses of the other requests that finished
 // meanwhile (one transaction for them all): until it is on disk the process
 // holds the response and replays it from memory, so no request waits a
 // second fsync, and Close waits for the writes. (A claim row

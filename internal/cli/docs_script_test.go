@@ -10,73 +10,52 @@ import (
 	"time"
 )
 
-// This file turns the README's shell blocks into one bash script and checks
+// This file turns a page's shell blocks into one bash script and checks
 // the answers that its `# => ...` comments show.
 
-// readmeSection returns the text of the README section under the heading
-// "## title", up to the next "## " heading ("" when there is none).
-func readmeSection(readme, title string) string {
-	head := "\n## " + title + "\n"
-	i := strings.Index(readme, head)
-	if i < 0 {
-		return ""
-	}
-	rest := readme[i+len(head):]
-	if j := strings.Index(rest, "\n## "); j >= 0 {
-		rest = rest[:j]
-	}
-	return rest
-}
-
-// shellLines returns the lines of the ```sh blocks of a section, in order.
-func shellLines(section string) []string {
-	var out []string
-	in := false
-	for line := range strings.SplitSeq(section, "\n") {
-		switch {
-		case !in && strings.TrimSpace(line) == "```sh":
-			in = true
-		case in && strings.TrimSpace(line) == "```":
-			in = false
-		case in:
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
 // outputMarker separates, in the script's output, the answers to the
-// commands between two blank or comment lines of the README.
-const outputMarker = "@@readme-output@@"
+// commands between two blank or comment lines of a page.
+const outputMarker = "@@docs-output@@"
 
 // answerExpectation is a `# => ...` comment: what the commands just above
 // it answer.
 type answerExpectation struct {
 	piece int    // the index of the output piece it describes
+	at    string // where it is: "docs/api.md:42"
 	line  string // its first line, to name it
 	text  string // the whole comment, continuation lines included
 }
 
-// readmeScript turns README lines into a bash script whose output can be cut
-// into pieces: before every blank or comment line it prints a marker, so
-// that piece i of the output holds what the commands after marker i
-// printed. It returns the script and the `# =>` comments (a first line
-// "# =>", continued by lines of "#" and at least two spaces; a comment such
-// as "# or ..." or "# (...)" shows another case and is not checked).
-func readmeScript(lines []string) (string, []answerExpectation) {
+// docScript turns a page's lines into a bash script whose output can be cut
+// into pieces: before every blank or comment line that stands between two
+// commands (not inside a quoted string, a here-document, a loop or a
+// command continued on the next line) it prints a marker, so that piece i
+// of the output holds what the commands after marker i printed. It returns
+// the script and the `# =>` comments (a first line "# =>", continued by
+// lines of "#" and at least two spaces; a comment such as "# or ..." or
+// "# (...)" shows another case and is not checked).
+func docScript(lines []shellLine) (string, []answerExpectation) {
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
 	var b strings.Builder
 	var exps []answerExpectation
 	var cur *answerExpectation
 	marks := 0
-	for _, line := range lines {
+	for i, sl := range scanShell(texts) {
+		line := texts[i]
 		trim := strings.TrimSpace(line)
-		if trim == "" || strings.HasPrefix(trim, "#") {
+		between := sl.start == stateCode && sl.depth == 0
+		if between && (trim == "" || strings.HasPrefix(trim, "#")) {
 			marks++
 			fmt.Fprintf(&b, "printf '\\n%s\\n'\n", outputMarker)
 		}
 		switch {
+		case !between:
+			cur = nil
 		case strings.HasPrefix(trim, "# =>"):
-			exps = append(exps, answerExpectation{piece: marks - 1, line: trim, text: trim})
+			exps = append(exps, answerExpectation{piece: marks - 1, at: lines[i].at, line: trim, text: trim})
 			cur = &exps[len(exps)-1]
 		case cur != nil && strings.HasPrefix(trim, "#  "):
 			cur.text += "\n" + trim
@@ -93,6 +72,42 @@ func readmeScript(lines []string) (string, []answerExpectation) {
 // outputPieces cuts a script's output at its markers.
 func outputPieces(out string) []string {
 	return strings.Split(out, "\n"+outputMarker+"\n")
+}
+
+// checkAnswer returns what the answer does not show of a `# =>` comment. A
+// comment that names JSON fields is checked by checkAnswerShape; any other
+// (a header, a status code, a command's output) by checkAnswerText.
+func checkAnswer(exp, output string) []string {
+	if answerPair.MatchString(exp) {
+		return checkAnswerShape(exp, output)
+	}
+	return checkAnswerText(exp, output)
+}
+
+// checkAnswerText checks a comment that shows text, not JSON: its lines
+// (without "# =>" and "#", trimmed) must appear in the answer in order, each
+// "..." standing for any text and each run of blanks for any (columns are
+// as wide as their contents).
+func checkAnswerText(exp, output string) []string {
+	var parts []string
+	for i, line := range strings.Split(exp, "\n") {
+		if i == 0 {
+			line = strings.TrimPrefix(line, "# =>")
+		} else {
+			line = strings.TrimPrefix(line, "#")
+		}
+		for _, frag := range strings.Split(strings.TrimSpace(line), "...") {
+			words := strings.Fields(frag)
+			for i, w := range words {
+				words[i] = regexp.QuoteMeta(w)
+			}
+			parts = append(parts, strings.Join(words, `\s+`))
+		}
+	}
+	if re := regexp.MustCompile("(?s)" + strings.Join(parts, ".*?")); !re.MatchString(output) {
+		return []string{fmt.Sprintf("the answer does not show it: %.500q", output)}
+	}
+	return nil
 }
 
 // answerPair is a field of a `# =>` comment and the value it shows ("" when
@@ -180,6 +195,8 @@ func jsonFields(out string) (map[string][]string, error) {
 	return fields, nil
 }
 
+// addJSONFields adds to fields every field of v, at any depth, with its
+// value as scalarText shows it.
 func addJSONFields(v any, fields map[string][]string) {
 	switch x := v.(type) {
 	case map[string]any:

@@ -11,22 +11,23 @@ import (
 	"time"
 )
 
-// goBlock is the Go program of the README's "From Go" section.
-var goBlock = regexp.MustCompile("(?s)## From Go\n.*?```go\n(.*?)```")
+// goBlock is the Go program of docs/go-client.md, under "The walkthrough
+// in Go".
+var goBlock = regexp.MustCompile("(?s)## The walkthrough in Go\n.*?```go\n(package main\n.*?)```")
 
-// TestReadmeExample builds the README's Go program and runs it against the
-// service: the README's Go stays true.
-func TestReadmeExample(t *testing.T) {
+// TestDocsGoClientExample builds the Go program of docs/go-client.md and runs it
+// against the service: the page's Go stays true.
+func TestDocsGoClientExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/go-client.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := goBlock.FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README has no Go program under ## From Go")
+		t.Fatal("docs/go-client.md has no Go program under ## The walkthrough in Go")
 	}
 	// Inside the module (a directory go's ./... ignores), so that the
 	// program builds against this client.
@@ -45,10 +46,10 @@ func TestReadmeExample(t *testing.T) {
 	cmd.Env = append(os.Environ(), "EINVOICE_URL="+serverURL, "EINVOICE_API_KEY="+apiKey)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README's Go program failed: %v\n%s", err, out)
+		t.Fatalf("the Go program of docs/go-client.md failed: %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) < 3 || lines[0] != "draft 20.00" || !strings.HasPrefix(lines[1], "Valid http") {
-		t.Errorf("the README's Go program printed:\n%s", out)
+		t.Errorf("the Go program of docs/go-client.md printed:\n%s", out)
 	}
 }
