@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,9 @@ func TestQuietStart(t *testing.T) {
 		Getenv: servetest.Env(map[string]string{"EINVOICE_SECRET_KEY": servetest.SecretKey, "EINVOICE_RECEIVED_POLL_INTERVAL": "200ms"})}
 	done := make(chan int, 1)
 	go func() { done <- m.Run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--db", testdb.SQLite(t)}) }()
+	var addr string
 	select {
-	case <-ready:
+	case addr = <-ready:
 	case <-time.After(30 * time.Second):
 		cancel()
 		t.Fatalf("serve did not listen:\n%s", stderr.String())
@@ -32,8 +34,9 @@ func TestQuietStart(t *testing.T) {
 	time.Sleep(time.Second) // five passes of the poller
 	cancel()
 	<-done
-	if out := stdout.String(); !strings.Contains(out, "/app") {
-		t.Errorf("the banner does not name the dashboard:\n%s", out)
+	_, port, _ := net.SplitHostPort(addr)
+	if out := stdout.String(); !strings.Contains(out, "http://localhost:"+port+"/app") || strings.Contains(out, "localhost:0") {
+		t.Errorf("the banner does not name the dashboard at the port it listens on (%s):\n%s", port, out)
 	}
 	logs := stderr.String()
 	if !strings.Contains(logs, "listening on every network interface over plain HTTP") {

@@ -69,7 +69,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		ln.Close()
 		return err
 	} else if key != "" {
-		m.printDemoKey(t, key, cfg.Addr)
+		m.printDemoKey(t, key, cfg.Addr, ln.Addr())
 	}
 	hookMetrics.watch(svc)
 	secret, err := webSecret(cfg, logger)
@@ -162,10 +162,13 @@ func newLogger(m *Main, cfg Config) *slog.Logger {
 }
 
 // printDemoKey shows the demo tenant's key, once, with a line to try it.
-func (m *Main) printDemoKey(t *einvoice.Tenant, key, addr string) {
+func (m *Main) printDemoKey(t *einvoice.Tenant, key, addr string, listening net.Addr) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		host, port = "localhost", "8080"
+	}
+	if _, p, err := net.SplitHostPort(listening.String()); err == nil {
+		port = p // the port it listens on (--addr :0 picks one)
 	}
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "localhost"

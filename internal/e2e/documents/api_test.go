@@ -15,7 +15,7 @@ import (
 	"github.com/einvoice/einvoice/internal/servetest"
 )
 
-// TestWalkthrough follows the README: the printed demo key, the profile, and
+// TestWalkthrough follows docs/api.md: the printed demo key, the profile, and
 // a buyer created, read, changed, found, and deleted.
 func TestWalkthrough(t *testing.T) {
 	t.Parallel()
@@ -39,7 +39,7 @@ func TestWalkthrough(t *testing.T) {
 			t.Errorf("authority = %+v: want sandbox with a hidden client secret", auth)
 		}
 
-		// The README's body, with the snake_case twins id_type and id_value:
+		// The walkthrough's body, with the snake_case twins id_type and id_value:
 		// the answer names them in camelCase.
 		created := c.Do("POST", "/api/v1/buyers", e2etest.ValidBuyer("Hebat Group Sdn. Bhd.")).Want(t, 201, "")
 		b := created.Data()

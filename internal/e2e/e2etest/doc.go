@@ -11,5 +11,5 @@
 // full fails when a documented operation was exercised by none of them.
 //
 // The tests of the command itself (flags, subcommands, start-up and
-// shutdown, the README's blocks) are in internal/cli.
+// shutdown, the shell blocks of the README and docs/) are in internal/cli.
 package e2etest
