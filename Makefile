@@ -6,10 +6,10 @@ run:            ## start the service on ./einvoice.db with the built-in sandbox
 	go run ./cmd/einvoice serve
 test-short:     ## the inner loop before each commit: no PostgreSQL, no browser, no binary builds, no kills or replicas
 	go test -short ./...
-test:           ## the test suite (PostgreSQL tests skip unless EINVOICE_TEST_POSTGRES_URL is set)
-	go test -race -timeout 30m ./...
-test-pg:        ## the test suite with the PostgreSQL tests against the local server
-	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -race -timeout 30m ./...
+test:           ## the whole suite, race detector on (scripts/test; PostgreSQL tests skip unless EINVOICE_TEST_POSTGRES_URL is set)
+	scripts/test
+test-pg:        ## the whole suite with the PostgreSQL tests against the local server
+	EINVOICE_TEST_POSTGRES_URL='$(PG)' scripts/test
 bench:          ## Go benchmarks: the calculation, and the whole service over loopback HTTP
 	go test -run '^$$' -bench . ./internal/einvoice/
 	EINVOICE_TEST_POSTGRES_URL='$(PG)' go test -run '^$$' -bench . -benchtime 3s ./internal/e2e/benchmarks/ ./internal/e2e/lifecycle/

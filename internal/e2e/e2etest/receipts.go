@@ -190,3 +190,27 @@ func Got[T any](v T, err error) func(t *testing.T) T {
 		return Must(t, v, err)
 	}
 }
+
+// BigReceipt is a receipt of one line of amount, no tax (06), issued at,
+// paid by bank transfer.
+func BigReceipt(number, amount string, at time.Time) *client.ReceiptInput {
+	in := ReceiptInput(number)
+	in.IssuedAt = at
+	in.Lines = []client.Line{DocLine(amount, "06", "0")}
+	in.Payment = &client.Payment{PaymentMode: "03"} // no cash rounding
+	return in
+}
+
+// ConsolidationDone follows a consolidation that POST /consolidations
+// answered running (its wait is at most 45 s, the work goes on: DECISIONS
+// 17) to its end, within 5 minutes: thousands of receipts on PostgreSQL
+// under the race detector may take longer than the wait.
+func ConsolidationDone(t *testing.T, api *client.Client, c *client.Consolidation) *client.Consolidation {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Minute); c.Status == client.ConsolidationRunning && time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		next, err := api.Consolidations.Get(t.Context(), c.ID)
+		c = Must(t, next, err)
+	}
+	return c
+}

@@ -23,21 +23,21 @@ import (
 func TestRequestPageBuyerWithTIN(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
-		form := b.get(rc.RequestURL)
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
+		form := b.Get(rc.RequestURL)
 		if form.Status != 200 || !strings.HasPrefix(form.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("GET page: %d %s", form.Status, form.Header.Get("Content-Type"))
 		}
-		form.wantSecure(t, "the form")
+		form.WantSecure(t, "the form")
 		for _, want := range []string{"Supplier&#39;s Name", "R-0100", "2026-10-15", "MYR 10.80", `name="viewport"`, "Request an e-invoice",
 			`name="individual"`, `value="NRIC"`, `value="PASSPORT"`, `value="BRN"`, `value="ARMY"`, "?lang=ms"} {
 			if !strings.Contains(form.Body, want) {
 				t.Errorf("the form lacks %q", want)
 			}
 		}
-		status := b.submit(rc.RequestURL, buyerForm(form.csrf(t)))
-		status.wantSecure(t, "the status page")
+		status := b.Submit(rc.RequestURL, e2etest.BuyerForm(form.CSRF(t)))
+		status.WantSecure(t, "the status page")
 		if status.Status != 200 || !strings.Contains(status.Body, "Your e-invoice was requested") {
 			t.Fatalf("after the post: %d %s", status.Status, status.Body)
 		}
@@ -46,12 +46,12 @@ func TestRequestPageBuyerWithTIN(t *testing.T) {
 		deadline := time.Now().Add(20 * time.Second)
 		for !strings.Contains(status.Body, `data-status="Valid"`) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			status = b.get(rc.RequestURL)
+			status = b.Get(rc.RequestURL)
 		}
 		if !strings.Contains(status.Body, `data-status="Valid"`) || !strings.Contains(status.Body, `href="/r/`) {
 			t.Fatalf("the page never showed Valid with the PDF link: %s", status.Body)
 		}
-		pdf := b.get(rc.RequestURL + "/pdf")
+		pdf := b.Get(rc.RequestURL + "/pdf")
 		if pdf.Status != 200 || pdf.Header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf.Body, "%PDF-") {
 			t.Errorf("PDF: %d %s %.20q", pdf.Status, pdf.Header.Get("Content-Type"), pdf.Body)
 		}
@@ -71,21 +71,21 @@ func TestRequestPageBuyerWithTIN(t *testing.T) {
 		}
 
 		// The same form again (a double post): the page, nothing new.
-		again := b.submit(rc.RequestURL, buyerForm(form.csrf(t)))
+		again := b.Submit(rc.RequestURL, e2etest.BuyerForm(form.CSRF(t)))
 		if !strings.Contains(again.Body, `data-status="Valid"`) {
 			t.Errorf("second post: %s", again.Body)
 		}
-		if d, n := docsAndBuyers(t, api); d != 1 || n != 1 {
+		if d, n := e2etest.DocsAndBuyers(t, api); d != 1 || n != 1 {
 			t.Errorf("after a double post: %d documents, %d buyers; want 1 and 1", d, n)
 		}
 
 		// The PDF is only the token's own: another receipt's token has none
 		// (open), an unknown one neither.
 		other := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0101")))(t)
-		if p := b.get(other.RequestURL + "/pdf"); p.Status != 404 {
+		if p := b.Get(other.RequestURL + "/pdf"); p.Status != 404 {
 			t.Errorf("an open receipt's PDF: %d", p.Status)
 		}
-		if p := b.get("/r/" + strings.Repeat("A", 27) + "/pdf"); p.Status != 404 {
+		if p := b.Get("/r/" + strings.Repeat("A", 27) + "/pdf"); p.Status != 404 {
 			t.Errorf("an unknown token's PDF: %d", p.Status)
 		}
 	})
@@ -98,14 +98,14 @@ func TestRequestPageBuyerWithTIN(t *testing.T) {
 func TestRequestPageIndividualNRIC(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		if code, _, errOut := servetest.Run(t, dsn, "sandbox", "client", "add", "--tin", "IG12345678901",
 			"--id-type", "NRIC", "--id-value", "900101015555", "--name", "Ali bin Abu"); code != 0 {
 			t.Fatalf("sandbox client add: %s", errOut)
 		}
 		individual := func(csrf, nric string) url.Values {
-			f := buyerForm(csrf)
+			f := e2etest.BuyerForm(csrf)
 			f.Set("name", "Ali bin Abu")
 			f.Del("tin")
 			f.Set("individual", "1")
@@ -113,22 +113,22 @@ func TestRequestPageIndividualNRIC(t *testing.T) {
 			f.Set("idValue", nric)
 			return f
 		}
-		csrf := b.get(rc.RequestURL).csrf(t)
-		unknown := b.post(rc.RequestURL, individual(csrf, "880202025555"))
-		if unknown.Status != 422 || unknown.fieldError("idValue") == "" || unknown.value("idValue") != "880202025555" {
-			t.Errorf("an unknown NRIC: %d, idValue error %q", unknown.Status, unknown.fieldError("idValue"))
+		csrf := b.Get(rc.RequestURL).CSRF(t)
+		unknown := b.Post(rc.RequestURL, individual(csrf, "880202025555"))
+		if unknown.Status != 422 || unknown.FieldError("idValue") == "" || unknown.Value("idValue") != "880202025555" {
+			t.Errorf("an unknown NRIC: %d, idValue error %q", unknown.Status, unknown.FieldError("idValue"))
 		}
-		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+		if d, n := e2etest.DocsAndBuyers(t, api); d != 0 || n != 0 {
 			t.Errorf("an unknown NRIC created %d documents, %d buyers", d, n)
 		}
 		// A business registration is not an individual's id.
 		brn := individual(csrf, "201901234567")
 		brn.Set("idType", "BRN")
-		if p := b.post(rc.RequestURL, brn); p.Status != 422 || p.fieldError("idType") == "" {
-			t.Errorf("an individual by BRN: %d %q", p.Status, p.fieldError("idType"))
+		if p := b.Post(rc.RequestURL, brn); p.Status != 422 || p.FieldError("idType") == "" {
+			t.Errorf("an individual by BRN: %d %q", p.Status, p.FieldError("idType"))
 		}
 
-		status := b.submit(rc.RequestURL, individual(csrf, "900101015555"))
+		status := b.Submit(rc.RequestURL, individual(csrf, "900101015555"))
 		if !strings.Contains(status.Body, "Your e-invoice was requested") {
 			t.Fatalf("after the post: %s", status.Body)
 		}
@@ -149,9 +149,9 @@ func TestRequestPageIndividualNRIC(t *testing.T) {
 func TestRequestPageFieldErrors(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
-		csrf := b.get(rc.RequestURL).csrf(t)
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
+		csrf := b.Get(rc.RequestURL).CSRF(t)
 		for _, tc := range []struct {
 			field, value string
 			at           string // the field whose message shows
@@ -173,18 +173,18 @@ func TestRequestPageFieldErrors(t *testing.T) {
 			{"name", "Tab\x01name", "name"},
 			{"name", strings.Repeat("N", 500), "name"},
 		} {
-			f := buyerForm(csrf)
+			f := e2etest.BuyerForm(csrf)
 			f.Set(tc.field, tc.value)
-			p := b.post(rc.RequestURL, f)
-			if p.Status != 422 || p.fieldError(tc.at) == "" {
-				t.Errorf("%s=%.20q: %d, message beside %s %q", tc.field, tc.value, p.Status, tc.at, p.fieldError(tc.at))
+			p := b.Post(rc.RequestURL, f)
+			if p.Status != 422 || p.FieldError(tc.at) == "" {
+				t.Errorf("%s=%.20q: %d, message beside %s %q", tc.field, tc.value, p.Status, tc.at, p.FieldError(tc.at))
 				continue
 			}
-			p.wantSecure(t, "the form again")
-			if tc.field != "name" && p.value("name") != "Hebat Sdn. Bhd." || p.value("email") != f.Get("email") && tc.field != "email" {
-				t.Errorf("%s: values not kept: name %q email %q", tc.field, p.value("name"), p.value("email"))
+			p.WantSecure(t, "the form again")
+			if tc.field != "name" && p.Value("name") != "Hebat Sdn. Bhd." || p.Value("email") != f.Get("email") && tc.field != "email" {
+				t.Errorf("%s: values not kept: name %q email %q", tc.field, p.Value("name"), p.Value("email"))
 			}
-			if p.csrf(t) == "" {
+			if p.CSRF(t) == "" {
 				t.Errorf("%s: the form again has no CSRF token", tc.field)
 			}
 		}
@@ -195,7 +195,7 @@ func TestRequestPageFieldErrors(t *testing.T) {
 			headers     []string
 			want        int
 		}{
-			{"no CSRF token", "application/x-www-form-urlencoded", strings.Replace(buyerForm(csrf).Encode(), "csrf=", "x=", 1), nil, 403},
+			{"no CSRF token", "application/x-www-form-urlencoded", strings.Replace(e2etest.BuyerForm(csrf).Encode(), "csrf=", "x=", 1), nil, 403},
 			{"a wrong CSRF token", "application/x-www-form-urlencoded", withCSRF(csrf[:len(csrf)-2] + "AA"), nil, 403},
 			{"another page's CSRF token", "application/x-www-form-urlencoded", withCSRF(strings.Repeat("A", 43)), nil, 403},
 			{"a foreign Origin", "application/x-www-form-urlencoded", withCSRF(csrf), []string{"Origin", "https://evil.example"}, 403},
@@ -211,31 +211,31 @@ func TestRequestPageFieldErrors(t *testing.T) {
 			if headers == nil { // as a browser posts from the page
 				headers = []string{"Origin", svc.URL}
 			}
-			p := b.send(http.MethodPost, rc.RequestURL, tc.contentType, tc.body, headers...)
+			p := b.Send(http.MethodPost, rc.RequestURL, tc.contentType, tc.body, headers...)
 			if p.Status != tc.want {
 				t.Errorf("%s: %d, want %d: %.300s", tc.what, p.Status, tc.want, p.Body)
 			}
 		}
 		for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch} {
-			if p := b.send(m, rc.RequestURL, "", ""); p.Status != 405 {
+			if p := b.Send(m, rc.RequestURL, "", ""); p.Status != 405 {
 				t.Errorf("%s on the page: %d", m, p.Status)
 			}
 		}
-		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+		if d, n := e2etest.DocsAndBuyers(t, api); d != 0 || n != 0 {
 			t.Errorf("bad forms created %d documents, %d buyers", d, n)
 		}
 		if r := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptOpen {
 			t.Errorf("receipt after bad forms: %s", r.Status)
 		}
 		// The same origin is welcome.
-		if p := b.send(http.MethodPost, rc.RequestURL, "application/x-www-form-urlencoded", withCSRF(csrf), "Origin", svc.URL); p.Status != 303 {
+		if p := b.Send(http.MethodPost, rc.RequestURL, "application/x-www-form-urlencoded", withCSRF(csrf), "Origin", svc.URL); p.Status != 303 {
 			t.Errorf("same origin: %d %.300s", p.Status, p.Body)
 		}
 	})
 }
 
 // withCSRF is the company buyer's form with a CSRF token.
-func withCSRF(csrf string) string { return buyerForm(csrf).Encode() }
+func withCSRF(csrf string) string { return e2etest.BuyerForm(csrf).Encode() }
 
 // TestRequestPageTokens: an unknown token's page is the same plain 404 as
 // any other's; a deleted or a consolidated receipt's page says it can no
@@ -244,16 +244,16 @@ func withCSRF(csrf string) string { return buyerForm(csrf).Encode() }
 func TestRequestPageTokens(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		var first string
 		for i, path := range []string{"/r/" + strings.Repeat("A", 27), "/r/" + strings.Repeat("b", 27), "/r/x",
-			"/r/" + strings.Repeat("z", 500), "/r/%ff%fe", "/r/" + pathOf(rc.RequestURL)[3:] + "x"} {
-			p := b.get(path)
+			"/r/" + strings.Repeat("z", 500), "/r/%ff%fe", "/r/" + e2etest.PathOf(rc.RequestURL)[3:] + "x"} {
+			p := b.Get(path)
 			if p.Status != 404 || !strings.Contains(p.Body, "Not found") {
 				t.Errorf("GET %.40s: %d", path, p.Status)
 			}
-			p.wantSecure(t, "not found")
+			p.WantSecure(t, "not found")
 			body := strings.Split(p.Body, "<main>")[len(strings.Split(p.Body, "<main>"))-1]
 			if i == 0 {
 				first = body
@@ -261,13 +261,13 @@ func TestRequestPageTokens(t *testing.T) {
 				t.Errorf("GET %.40s: another not-found page than the first", path)
 			}
 		}
-		if p := b.post("/r/"+strings.Repeat("A", 27), buyerForm("x")); p.Status != 404 {
+		if p := b.Post("/r/"+strings.Repeat("A", 27), e2etest.BuyerForm("x")); p.Status != 404 {
 			t.Errorf("POST to an unknown token: %d", p.Status)
 		}
 
 		del := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0200")))(t)
 		cons := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("R-0201")))(t)
-		csrfDel, csrfCons := b.get(del.RequestURL).csrf(t), b.get(cons.RequestURL).csrf(t)
+		csrfDel, csrfCons := b.Get(del.RequestURL).CSRF(t), b.Get(cons.RequestURL).CSRF(t)
 		if err := api.Receipts.Delete(ctx, del.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -280,20 +280,20 @@ func TestRequestPageTokens(t *testing.T) {
 			csrf string
 			want string
 		}{{del, csrfDel, "withdrawn by the shop"}, {cons, csrfCons, "consolidated e-invoice"}} {
-			p := b.get(tc.r.RequestURL)
+			p := b.Get(tc.r.RequestURL)
 			if p.Status != 200 || !strings.Contains(p.Body, tc.want) || !strings.Contains(p.Body, "ask the shop") || strings.Contains(p.Body, "<form") {
 				t.Errorf("%s: %d %s", tc.r.ReceiptNumber, p.Status, p.Body)
 			}
-			after := b.submit(tc.r.RequestURL, buyerForm(tc.csrf))
+			after := b.Submit(tc.r.RequestURL, e2etest.BuyerForm(tc.csrf))
 			if !strings.Contains(after.Body, tc.want) {
 				t.Errorf("%s after a post: %s", tc.r.ReceiptNumber, after.Body)
 			}
-			ms := b.get(tc.r.RequestURL + "?lang=ms")
+			ms := b.Get(tc.r.RequestURL + "?lang=ms")
 			if !strings.Contains(ms.Body, "Sila hubungi kedai") {
 				t.Errorf("%s in Malay: %s", tc.r.ReceiptNumber, ms.Body)
 			}
 		}
-		if d, n := docsAndBuyers(t, api); d != 0 || n != 0 {
+		if d, n := e2etest.DocsAndBuyers(t, api); d != 0 || n != 0 {
 			t.Errorf("posts to closed receipts created %d documents, %d buyers", d, n)
 		}
 	})
@@ -303,24 +303,24 @@ func TestRequestPageTokens(t *testing.T) {
 // with links to both languages; a form sent back keeps the language.
 func TestRequestPageMalay(t *testing.T) {
 	t.Parallel()
-	svc, _, rc := pageService(t, e2etest.TestdbSQLite(t))
-	b := newBrowser(t, svc)
-	for _, p := range []*page{b.get(rc.RequestURL + "?lang=ms"), b.get(rc.RequestURL, "Accept-Language", "ms-MY,ms;q=0.9,en;q=0.5")} {
+	svc, _, rc := e2etest.PageService(t, e2etest.TestdbSQLite(t))
+	b := e2etest.NewBrowser(t, svc)
+	for _, p := range []*e2etest.Page{b.Get(rc.RequestURL + "?lang=ms"), b.Get(rc.RequestURL, "Accept-Language", "ms-MY,ms;q=0.9,en;q=0.5")} {
 		for _, want := range []string{`lang="ms"`, "Mohon e-invois", "Saya individu dan tidak tahu TIN saya", "Kedai", "Poskod", "?lang=en"} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("Malay page lacks %q", want)
 			}
 		}
 	}
-	if p := b.get(rc.RequestURL, "Accept-Language", "en-GB,ms;q=0.3"); !strings.Contains(p.Body, `lang="en"`) {
+	if p := b.Get(rc.RequestURL, "Accept-Language", "en-GB,ms;q=0.3"); !strings.Contains(p.Body, `lang="en"`) {
 		t.Errorf("English preferred, got another language")
 	}
-	p := b.get(rc.RequestURL + "?lang=ms")
-	f := buyerForm(p.csrf(t))
+	p := b.Get(rc.RequestURL + "?lang=ms")
+	f := e2etest.BuyerForm(p.CSRF(t))
 	f.Set("email", "nope")
-	back := b.post(rc.RequestURL+"?lang=ms", f)
-	if back.Status != 422 || !strings.Contains(back.Body, "Sila semak") || !strings.HasPrefix(back.fieldError("email"), "Sila semak") {
-		t.Errorf("a Malay form back: %d %q", back.Status, back.fieldError("email"))
+	back := b.Post(rc.RequestURL+"?lang=ms", f)
+	if back.Status != 422 || !strings.Contains(back.Body, "Sila semak") || !strings.HasPrefix(back.FieldError("email"), "Sila semak") {
+		t.Errorf("a Malay form back: %d %q", back.Status, back.FieldError("email"))
 	}
 }
 
@@ -330,19 +330,19 @@ func TestRequestPageMalay(t *testing.T) {
 func TestRequestPageRateLimit(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, _, rc := pageService(t, dsn, "--rate-limit", "5")
-		b := newBrowser(t, svc)
+		svc, _, rc := e2etest.PageService(t, dsn, "--rate-limit", "5")
+		b := e2etest.NewBrowser(t, svc)
 		for i := range 5 {
-			if p := b.get(rc.RequestURL); p.Status != 200 {
+			if p := b.Get(rc.RequestURL); p.Status != 200 {
 				t.Fatalf("request %d: %d", i+1, p.Status)
 			}
 		}
-		p := b.get(rc.RequestURL)
+		p := b.Get(rc.RequestURL)
 		if p.Status != 429 || p.Header.Get("Retry-After") == "" || !strings.Contains(p.Body, "Too many requests") {
 			t.Errorf("over the limit: %d Retry-After %q", p.Status, p.Header.Get("Retry-After"))
 		}
-		p.wantSecure(t, "429")
-		if p := b.post(rc.RequestURL, buyerForm("x")); p.Status != 429 {
+		p.WantSecure(t, "429")
+		if p := b.Post(rc.RequestURL, e2etest.BuyerForm("x")); p.Status != 429 {
 			t.Errorf("a post over the limit: %d", p.Status)
 		}
 	})
@@ -354,9 +354,9 @@ func TestRequestPageRateLimit(t *testing.T) {
 func TestReceiptConvertOnce(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn, "--rate-limit", "100000")
-		b, ctx := newBrowser(t, svc), t.Context()
-		csrf := b.get(rc.RequestURL).csrf(t)
+		svc, api, rc := e2etest.PageService(t, dsn, "--rate-limit", "100000")
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
+		csrf := b.Get(rc.RequestURL).CSRF(t)
 		const n = 8
 		var wg sync.WaitGroup
 		statuses := make([]int, n)
@@ -364,7 +364,7 @@ func TestReceiptConvertOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = b.post(rc.RequestURL, buyerForm(csrf)).Status
+				statuses[i] = b.Post(rc.RequestURL, e2etest.BuyerForm(csrf)).Status
 			}()
 		}
 		wg.Wait()
@@ -373,7 +373,7 @@ func TestReceiptConvertOnce(t *testing.T) {
 				t.Errorf("concurrent post %d: %d", i, s)
 			}
 		}
-		if d, nb := docsAndBuyers(t, api); d != 1 || nb != 1 {
+		if d, nb := e2etest.DocsAndBuyers(t, api); d != 1 || nb != 1 {
 			t.Errorf("%d concurrent posts: %d documents, %d buyers; want 1 and 1", n, d, nb)
 		}
 
@@ -402,7 +402,7 @@ func TestReceiptConvertOnce(t *testing.T) {
 		if created != 1 || conflicts != n-1 {
 			t.Errorf("API race: %d created, %d conflicts; want 1 and %d", created, conflicts, n-1)
 		}
-		if d, _ := docsAndBuyers(t, api); d != 2 {
+		if d, _ := e2etest.DocsAndBuyers(t, api); d != 2 {
 			t.Errorf("after both races: %d documents, want 2", d)
 		}
 	})
@@ -416,8 +416,8 @@ func TestReceiptConvertOnce(t *testing.T) {
 func TestReceiptInvoiceAPI(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		buyer := e2etest.Got(api.Buyers.Create(ctx, e2etest.ReadyBuyer("Hebat Sdn. Bhd.")))(t)
 		_, err := api.Receipts.Invoice(ctx, rc.ID, "")
 		e2etest.WantErr(t, err, 422, client.CodeValidationFailed)
@@ -437,7 +437,7 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 		if r := e2etest.Got(api.Receipts.Get(ctx, rc.ID))(t); r.Status != client.ReceiptOpen || r.InvoiceID != "" {
 			t.Errorf("receipt after a failed validation: %+v", r)
 		}
-		if d, _ := docsAndBuyers(t, api); d != 0 {
+		if d, _ := e2etest.DocsAndBuyers(t, api); d != 0 {
 			t.Errorf("a failed validation left %d documents", d)
 		}
 
@@ -451,7 +451,7 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 		}
 		_, err = api.Receipts.Invoice(ctx, rc.ID, buyer.ID)
 		e2etest.WantErr(t, err, 409, client.CodeReceiptNotConvertible)
-		if p := b.get(rc.RequestURL); !strings.Contains(p.Body, `id="status"`) {
+		if p := b.Get(rc.RequestURL); !strings.Contains(p.Body, `id="status"`) {
 			t.Errorf("the page of a receipt converted by the API: %s", p.Body)
 		}
 
@@ -467,7 +467,7 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 		}
 
 		// An excluded receipt (over RM10,000) may be invoiced.
-		big := e2etest.Got(api.Receipts.Create(ctx, bigReceipt("R-BIG", "12000.00", e2etest.ReceiptIssued)))(t)
+		big := e2etest.Got(api.Receipts.Create(ctx, e2etest.BigReceipt("R-BIG", "12000.00", e2etest.ReceiptIssued)))(t)
 		if big.Status != client.ReceiptExcluded {
 			t.Fatalf("big receipt is %s", big.Status)
 		}
@@ -493,8 +493,8 @@ func TestReceiptInvoiceAPI(t *testing.T) {
 func TestRequestPageResumesAfterCrash(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
-		svc, api, rc := pageService(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
+		svc, api, rc := e2etest.PageService(t, dsn)
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		buyer := e2etest.Got(api.Buyers.Create(ctx, e2etest.ReadyBuyer("Hebat Sdn. Bhd.")))(t)
 		store := servetest.Store(t, dsn)
 		tenant := servetestTenant(t, store)
@@ -508,11 +508,11 @@ func TestRequestPageResumesAfterCrash(t *testing.T) {
 			From: []einvoice.ReceiptStatus{einvoice.ReceiptOpen}, Invoice: d,
 			Event: einvoice.Event{ID: e2etest.NewID(), Status: einvoice.StatusDraft, Note: "created from receipt", At: now}, At: now}))
 
-		p := b.get(rc.RequestURL)
+		p := b.Get(rc.RequestURL)
 		deadline := time.Now().Add(20 * time.Second)
 		for !strings.Contains(p.Body, `data-status="Valid"`) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			p = b.get(rc.RequestURL)
+			p = b.Get(rc.RequestURL)
 		}
 		if !strings.Contains(p.Body, `data-status="Valid"`) {
 			t.Fatalf("the page did not carry the invoice on to Valid: %s", p.Body)
@@ -520,7 +520,7 @@ func TestRequestPageResumesAfterCrash(t *testing.T) {
 		if inv := e2etest.Got(api.Documents.Get(ctx, d.ID))(t); inv.Status != client.StatusValid {
 			t.Errorf("invoice %s", inv.Status)
 		}
-		if n, _ := docsAndBuyers(t, api); n != 1 {
+		if n, _ := e2etest.DocsAndBuyers(t, api); n != 1 {
 			t.Errorf("%d documents, want 1", n)
 		}
 	})

@@ -14,16 +14,6 @@ import (
 	"github.com/einvoice/einvoice/internal/servetest"
 )
 
-// bigReceipt is a receipt of one line of amount, no tax (06), issued at,
-// paid by bank transfer.
-func bigReceipt(number, amount string, at time.Time) *client.ReceiptInput {
-	in := e2etest.ReceiptInput(number)
-	in.IssuedAt = at
-	in.Lines = []client.Line{e2etest.DocLine(amount, "06", "0")}
-	in.Payment = &client.Payment{PaymentMode: "03"} // no cash rounding
-	return in
-}
-
 // TestReceiptAmounts: a receipt's amounts are the documents' calculation,
 // whatever amounts it is sent with: mixed taxes, a line discount, an exempt
 // line, cash rounding; its month is Malaysian; it has an absolute request
@@ -218,7 +208,7 @@ func TestReceiptsList(t *testing.T) {
 			in.IssuedAt = time.Date(2026, time.September, 30, 17, i, 0, 0, time.UTC)
 			batch = append(batch, *in)
 		}
-		batch = append(batch, *bigReceipt("BIG-1", "20000.00", time.Date(2026, time.September, 3, 9, 0, 0, 0, time.UTC)))
+		batch = append(batch, *e2etest.BigReceipt("BIG-1", "20000.00", time.Date(2026, time.September, 3, 9, 0, 0, 0, time.UTC)))
 		res, err := api.Receipts.CreateBulk(ctx, batch)
 		if e2etest.Must(t, res, err); len(res.Created) != 31 {
 			t.Fatalf("created %d: %+v", len(res.Created), res.Refused)
@@ -281,7 +271,7 @@ func TestReceiptDelete(t *testing.T) {
 		svc := e2etest.StartService(t, dsn)
 		api, ctx := svc.API(t, svc.DemoKey), t.Context()
 		open := e2etest.Got(api.Receipts.Create(ctx, e2etest.ReceiptInput("D-1")))(t)
-		big := e2etest.Got(api.Receipts.Create(ctx, bigReceipt("D-2", "10000.01", e2etest.ReceiptIssued)))(t)
+		big := e2etest.Got(api.Receipts.Create(ctx, e2etest.BigReceipt("D-2", "10000.01", e2etest.ReceiptIssued)))(t)
 		if big.Status != client.ReceiptExcluded {
 			t.Fatalf("D-2 over RM10,000 is %s", big.Status)
 		}
@@ -396,7 +386,7 @@ func TestReceiptExclusion(t *testing.T) {
 		api, raw, ctx := svc.API(t, svc.DemoKey), svc.Client(t, svc.DemoKey), t.Context()
 		myt := time.FixedZone("MYT", 8*3600)
 		usd := func(number, amount, rate string) *client.ReceiptInput {
-			in := bigReceipt(number, amount, e2etest.ReceiptIssued)
+			in := e2etest.BigReceipt(number, amount, e2etest.ReceiptIssued)
 			in.CurrencyCode, in.ExchangeRate, in.Payment = "USD", client.Decimal(rate), &client.Payment{PaymentMode: "04"}
 			return in
 		}
@@ -404,11 +394,11 @@ func TestReceiptExclusion(t *testing.T) {
 			in       *client.ReceiptInput
 			excluded bool
 		}{
-			{bigReceipt("X-1", "10000.00", e2etest.ReceiptIssued), false},
-			{bigReceipt("X-2", "10000.01", e2etest.ReceiptIssued), true},
+			{e2etest.BigReceipt("X-1", "10000.00", e2etest.ReceiptIssued), false},
+			{e2etest.BigReceipt("X-2", "10000.01", e2etest.ReceiptIssued), true},
 			// The last moment before the rule (31 Dec 2025, Malaysian time).
-			{bigReceipt("X-3", "50000.00", time.Date(2025, time.December, 31, 23, 59, 59, 0, myt)), false},
-			{bigReceipt("X-4", "50000.00", time.Date(2026, time.January, 1, 0, 0, 0, 0, myt)), true},
+			{e2etest.BigReceipt("X-3", "50000.00", time.Date(2025, time.December, 31, 23, 59, 59, 0, myt)), false},
+			{e2etest.BigReceipt("X-4", "50000.00", time.Date(2026, time.January, 1, 0, 0, 0, 0, myt)), true},
 			{usd("X-5", "2500.00", "4.5"), true},   // RM11,250
 			{usd("X-6", "2222.22", "4.5"), false},  // RM9,999.99
 			{usd("X-7", "2222.23", "4.5"), true},   // RM10,000.04
@@ -436,8 +426,8 @@ func TestReceiptExclusion(t *testing.T) {
 		if got := e2etest.Got(api.Profile.Get(ctx))(t); got.ConsolidationRelaxedUntil != "2026-06-30" {
 			t.Errorf("GET profile: consolidationRelaxedUntil %q", got.ConsolidationRelaxedUntil)
 		}
-		within := e2etest.Got(api.Receipts.Create(ctx, bigReceipt("X-9", "50000.00", time.Date(2026, time.June, 30, 23, 59, 0, 0, myt))))(t)
-		after := e2etest.Got(api.Receipts.Create(ctx, bigReceipt("X-10", "50000.00", time.Date(2026, time.July, 1, 0, 0, 0, 0, myt))))(t)
+		within := e2etest.Got(api.Receipts.Create(ctx, e2etest.BigReceipt("X-9", "50000.00", time.Date(2026, time.June, 30, 23, 59, 0, 0, myt))))(t)
+		after := e2etest.Got(api.Receipts.Create(ctx, e2etest.BigReceipt("X-10", "50000.00", time.Date(2026, time.July, 1, 0, 0, 0, 0, myt))))(t)
 		if within.Status != client.ReceiptOpen || after.Status != client.ReceiptExcluded {
 			t.Errorf("relaxed until 30 June: 30 June is %s, 1 July is %s", within.Status, after.Status)
 		}

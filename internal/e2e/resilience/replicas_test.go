@@ -72,7 +72,7 @@ const replicaLease = 12 * time.Second
 // tenant and its key were created once.
 func checkStartedOnce(t *testing.T, rs []*servetest.Replica, dsn string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "sqlstore", "migrations", "postgres", "*.sql"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "sqlstore", "migrations", "postgres", "*.sql"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("migrations of PostgreSQL: %v %v", files, err)
 	}

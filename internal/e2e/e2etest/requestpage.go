@@ -1,4 +1,4 @@
-package receipts
+package e2etest
 
 import (
 	"html"
@@ -10,35 +10,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-
 	"github.com/einvoice/einvoice/client"
 )
 
-// browser is a phone's browser on the buyer's request page: plain HTTP,
+// Browser is a phone's browser on the buyer's request page: plain HTTP,
 // no API key, forms posted as application/x-www-form-urlencoded, and
 // redirects shown (the tests follow the 303 themselves, checking it).
-type browser struct {
+type Browser struct {
 	t    *testing.T
 	base string
 	hc   *http.Client
 }
 
-func newBrowser(t *testing.T, svc *e2etest.Service) *browser {
-	return &browser{t: t, base: svc.URL, hc: &http.Client{Timeout: 30 * time.Second,
+func NewBrowser(t *testing.T, svc *Service) *Browser {
+	return &Browser{t: t, base: svc.URL, hc: &http.Client{Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// page is one answer.
-type page struct {
+// Page is one answer.
+type Page struct {
 	Status int
 	Header http.Header
 	Body   string
 }
 
-// send makes a request of path (absolute or from the service's root) with
+// Send makes a request of path (absolute or from the service's root) with
 // headers as name, value pairs. A 5xx fails the test.
-func (b *browser) send(method, path, contentType, body string, headers ...string) *page {
+func (b *Browser) Send(method, path, contentType, body string, headers ...string) *Page {
 	b.t.Helper()
 	if !strings.HasPrefix(path, "http") {
 		path = b.base + path
@@ -62,38 +60,38 @@ func (b *browser) send(method, path, contentType, body string, headers ...string
 	if resp.StatusCode >= 500 {
 		b.t.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, raw)
 	}
-	return &page{Status: resp.StatusCode, Header: resp.Header, Body: string(raw)}
+	return &Page{Status: resp.StatusCode, Header: resp.Header, Body: string(raw)}
 }
 
-func (b *browser) get(path string, headers ...string) *page {
+func (b *Browser) Get(path string, headers ...string) *Page {
 	b.t.Helper()
-	return b.send(http.MethodGet, path, "", "", headers...)
+	return b.Send(http.MethodGet, path, "", "", headers...)
 }
 
-// post posts form to path as a browser does: from the service's own
+// Post posts form to path as a browser does: from the service's own
 // origin (headers may name another).
-func (b *browser) post(path string, form url.Values, headers ...string) *page {
+func (b *Browser) Post(path string, form url.Values, headers ...string) *Page {
 	b.t.Helper()
-	return b.send(http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), append([]string{"Origin", b.base}, headers...)...)
+	return b.Send(http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), append([]string{"Origin", b.base}, headers...)...)
 }
 
-// submit posts the form and follows the 303 to the page it names, which
+// Submit posts the form and follows the 303 to the page it names, which
 // must be the request page itself.
-func (b *browser) submit(path string, form url.Values) *page {
+func (b *Browser) Submit(path string, form url.Values) *Page {
 	b.t.Helper()
-	p := b.post(path, form)
+	p := b.Post(path, form)
 	if p.Status != http.StatusSeeOther {
 		b.t.Fatalf("POST %s: %d, want 303: %s", path, p.Status, p.Body)
 	}
 	loc := p.Header.Get("Location")
-	if u, _ := url.Parse(loc); u == nil || u.Path != pathOf(path) {
+	if u, _ := url.Parse(loc); u == nil || u.Path != PathOf(path) {
 		b.t.Fatalf("POST %s: 303 to %q, want the page itself", path, loc)
 	}
-	return b.get(loc)
+	return b.Get(loc)
 }
 
-// pathOf is the path of a request URL.
-func pathOf(requestURL string) string {
+// PathOf is the path of a request URL.
+func PathOf(requestURL string) string {
 	u, err := url.Parse(requestURL)
 	if err != nil {
 		return requestURL
@@ -103,8 +101,8 @@ func pathOf(requestURL string) string {
 
 var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
-// csrf is the page's hidden CSRF token.
-func (p *page) csrf(t *testing.T) string {
+// CSRF is the page's hidden CSRF token.
+func (p *Page) CSRF(t *testing.T) string {
 	t.Helper()
 	m := csrfRE.FindStringSubmatch(p.Body)
 	if m == nil {
@@ -113,9 +111,9 @@ func (p *page) csrf(t *testing.T) string {
 	return html.UnescapeString(m[1])
 }
 
-// fieldError is the message shown beside a field ("" when none): the
+// FieldError is the message shown beside a field ("" when none): the
 // paragraph after its input or select.
-func (p *page) fieldError(name string) string {
+func (p *Page) FieldError(name string) string {
 	i := strings.Index(p.Body, `name="`+name+`"`)
 	if i < 0 {
 		return ""
@@ -133,8 +131,8 @@ func (p *page) fieldError(name string) string {
 	return html.UnescapeString(m[1])
 }
 
-// value is the value the form shows in a text input.
-func (p *page) value(name string) string {
+// Value is the value the form shows in a text input.
+func (p *Page) Value(name string) string {
 	m := regexp.MustCompile(`name="` + regexp.QuoteMeta(name) + `" value="([^"]*)"`).FindStringSubmatch(p.Body)
 	if m == nil {
 		return ""
@@ -142,8 +140,8 @@ func (p *page) value(name string) string {
 	return html.UnescapeString(m[1])
 }
 
-// wantSecure checks the security headers every page carries.
-func (p *page) wantSecure(t *testing.T, what string) {
+// WantSecure checks the security headers every page carries.
+func (p *Page) WantSecure(t *testing.T, what string) {
 	t.Helper()
 	csp := p.Header.Get("Content-Security-Policy")
 	for _, want := range []string{"default-src 'none'", "form-action 'self'", "frame-ancestors 'none'"} {
@@ -166,29 +164,29 @@ func (p *page) wantSecure(t *testing.T, what string) {
 	}
 }
 
-// buyerForm is the form of a company buyer with its TIN, the page's CSRF
+// BuyerForm is the form of a company buyer with its TIN, the page's CSRF
 // token csrf.
-func buyerForm(csrf string) url.Values {
+func BuyerForm(csrf string) url.Values {
 	return url.Values{"csrf": {csrf}, "name": {"Hebat Sdn. Bhd."}, "tin": {"C21638015020"}, "idType": {"BRN"},
 		"idValue": {"201901234567"}, "addressLine": {"Lot 66, Bangunan Merdeka"}, "city": {"Kuala Lumpur"},
 		"postCode": {"50480"}, "state": {"14"}, "country": {"MYS"}, "email": {"ap@hebat.example"}, "phone": {"+60123456789"}}
 }
 
-// pageService starts a service whose demo tenant may submit (the samples'
+// PageService starts a service whose demo tenant may submit (the samples'
 // supplier) with verdicts at once, and records a receipt.
-func pageService(t *testing.T, dsn string, args ...string) (*e2etest.Service, *client.Client, *client.Receipt) {
+func PageService(t *testing.T, dsn string, args ...string) (*Service, *client.Client, *client.Receipt) {
 	t.Helper()
-	svc := e2etest.StartService(t, dsn, append([]string{"--sandbox-delay", "0"}, args...)...)
+	svc := StartService(t, dsn, append([]string{"--sandbox-delay", "0"}, args...)...)
 	api := svc.API(t, svc.DemoKey)
-	e2etest.Must(t, 0, func() error { _, err := api.Profile.Update(t.Context(), e2etest.SecProfile(t), nil); return err }())
-	rc := e2etest.Got(api.Receipts.Create(t.Context(), e2etest.ReceiptInput("R-0100")))(t)
+	Must(t, 0, func() error { _, err := api.Profile.Update(t.Context(), SecProfile(t), nil); return err }())
+	rc := Got(api.Receipts.Create(t.Context(), ReceiptInput("R-0100")))(t)
 	return svc, api, rc
 }
 
 // countOf is the total of a list.
-func docsAndBuyers(t *testing.T, api *client.Client) (docs, buyers int) {
+func DocsAndBuyers(t *testing.T, api *client.Client) (docs, buyers int) {
 	t.Helper()
-	d := e2etest.Got(api.Documents.List(t.Context(), nil))(t)
-	b := e2etest.Got(api.Buyers.List(t.Context(), nil))(t)
+	d := Got(api.Documents.List(t.Context(), nil))(t)
+	b := Got(api.Buyers.List(t.Context(), nil))(t)
 	return d.Meta.Total, b.Meta.Total
 }

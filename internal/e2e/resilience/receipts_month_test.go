@@ -1,4 +1,4 @@
-package receipts
+package resilience
 
 import (
 	"net/url"
@@ -68,7 +68,7 @@ func TestReceiptsMonth(t *testing.T) {
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
 		svc, api := e2etest.StartLifecycleAPI(t, dsn)
-		b, ctx := newBrowser(t, svc), t.Context()
+		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		if code, _, errOut := servetest.Run(t, dsn, "sandbox", "client", "add", "--tin", "IG12345678901",
 			"--id-type", "NRIC", "--id-value", "900101015555", "--name", "Ali bin Abu"); code != 0 {
 			t.Fatalf("sandbox client add: %s", errOut)
@@ -77,7 +77,7 @@ func TestReceiptsMonth(t *testing.T) {
 		// The month: 5,000 receipts S-00001 to S-05051 (every 97th number
 		// missing) and 2 large ones on two of the missing numbers.
 		ins := e2etest.MonthReceipts("S", 5000)
-		big := []client.ReceiptInput{*bigReceipt("S-00097", "20000.00", e2etest.ReceiptIssued), *bigReceipt("S-00194", "10000.01", e2etest.ReceiptIssued)}
+		big := []client.ReceiptInput{*e2etest.BigReceipt("S-00097", "20000.00", e2etest.ReceiptIssued), *e2etest.BigReceipt("S-00194", "10000.01", e2etest.ReceiptIssued)}
 		created := e2etest.RecordAll(t, api, append(ins, big...))
 		byNumber := map[string]client.Receipt{}
 		for _, r := range created {
@@ -91,14 +91,14 @@ func TestReceiptsMonth(t *testing.T) {
 		// two companies by TIN, one individual by NRIC only. Each receipt
 		// is in the middle of a run of consecutive numbers.
 		company := func(csrf, name, tin, brn string) url.Values {
-			f := buyerForm(csrf)
+			f := e2etest.BuyerForm(csrf)
 			f.Set("name", name)
 			f.Set("tin", tin)
 			f.Set("idValue", brn)
 			return f
 		}
 		individual := func(csrf string) url.Values {
-			f := buyerForm(csrf)
+			f := e2etest.BuyerForm(csrf)
 			f.Set("name", "Ali bin Abu")
 			f.Del("tin")
 			f.Set("individual", "1")
@@ -123,11 +123,11 @@ func TestReceiptsMonth(t *testing.T) {
 			if qr.URL != r.RequestURL || !strings.HasPrefix(qr.URL, svc.URL+"/r/") {
 				t.Fatalf("%s: QR names %q, requestUrl %q", rq.number, qr.URL, r.RequestURL)
 			}
-			form := b.get(qr.URL)
+			form := b.Get(qr.URL)
 			if form.Status != 200 || !strings.Contains(form.Body, rq.number) {
 				t.Fatalf("%s: the page %d", rq.number, form.Status)
 			}
-			if status := b.submit(qr.URL, rq.form(form.csrf(t))); !strings.Contains(status.Body, "Your e-invoice was requested") {
+			if status := b.Submit(qr.URL, rq.form(form.CSRF(t))); !strings.Contains(status.Body, "Your e-invoice was requested") {
 				t.Fatalf("%s: after the post: %s", rq.number, status.Body)
 			}
 			back := e2etest.Got(api.Receipts.Get(ctx, r.ID))(t)
@@ -150,7 +150,7 @@ func TestReceiptsMonth(t *testing.T) {
 
 		// The consolidation of October.
 		c, err := api.Consolidations.Create(ctx, e2etest.ConsolidationMonth)
-		c = consolidationDone(t, api, e2etest.Must(t, c, err))
+		c = e2etest.ConsolidationDone(t, api, e2etest.Must(t, c, err))
 		if c.Status != client.ConsolidationCompleted || c.Supplementary || c.ReceiptCount != 4997 || c.ExcludedCount != 2 ||
 			len(c.ExcludedReceipts) != 2 || c.ExcludedReceipts[0].ReceiptNumber != "S-00097" || c.ExcludedReceipts[1].ReceiptNumber != "S-00194" {
 			t.Errorf("consolidation: %d receipts, %d excluded %+v; want 4997 and S-00097, S-00194 (%s)",
@@ -224,11 +224,11 @@ func TestReceiptsMonth(t *testing.T) {
 		// The pages afterwards: a converted receipt's shows its invoice,
 		// Valid; a consolidated one's says it was consolidated.
 		for id, r := range converted {
-			if p := b.get(pages[id]); !strings.Contains(p.Body, `data-status="Valid"`) || strings.Contains(p.Body, "<form") {
+			if p := b.Get(pages[id]); !strings.Contains(p.Body, `data-status="Valid"`) || strings.Contains(p.Body, "<form") {
 				t.Errorf("%s's page after the consolidation: %d %s", r.ReceiptNumber, p.Status, p.Body)
 			}
 		}
-		if p := b.get(byNumber["S-00051"].RequestURL); p.Status != 200 || !strings.Contains(p.Body, "consolidated e-invoice") || strings.Contains(p.Body, "<form") {
+		if p := b.Get(byNumber["S-00051"].RequestURL); p.Status != 200 || !strings.Contains(p.Body, "consolidated e-invoice") || strings.Contains(p.Body, "<form") {
 			t.Errorf("a consolidated receipt's page: %d %s", p.Status, p.Body)
 		}
 	})
