@@ -19,7 +19,7 @@ import (
 // seconds from the request to every document Valid. The receipts are
 // recorded before the timer starts.
 //
-//	go test -run '^$' -bench Consolidation100k -benchtime 1x -timeout 30m ./internal/e2e/
+//	go test -run '^$' -bench Consolidation100k -benchtime 1x -timeout 30m ./internal/e2e/benchmarks/
 func BenchmarkConsolidation100k(b *testing.B) {
 	const n = 100000
 	for _, kind := range []string{"runs", "scattered"} {
