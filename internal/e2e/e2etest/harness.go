@@ -52,9 +52,6 @@ func StartServiceAt(t testing.TB, dsn string, now func() time.Time, args ...stri
 // NewID returns a new id as the service makes them (a UUID v7).
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// TestdbSQLite is a fresh SQLite database.
-func TestdbSQLite(t testing.TB) string { return Engines[0].DSN(t) }
-
 // API returns the public Go client (package client) of the service for
 // key: every answer is checked against the OpenAPI document, and nothing is
 // retried (a test sees every answer as the service gave it). Its timeout is

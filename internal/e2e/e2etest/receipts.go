@@ -80,10 +80,10 @@ func Dec(t *testing.T, s client.Decimal) money.Amount {
 	return a
 }
 
-// Sums are the totals a set of receipts or documents adds up to.
-type Sums struct{ Excl, Tax, Incl, Rounding, Payable money.Amount }
+// sums are the totals a set of receipts or documents adds up to.
+type sums struct{ Excl, Tax, Incl, Rounding, Payable money.Amount }
 
-func (s *Sums) Add(t *testing.T, excl, tax, incl, rounding, payable client.Decimal) {
+func (s *sums) Add(t *testing.T, excl, tax, incl, rounding, payable client.Decimal) {
 	s.Excl = s.Excl.Add(Dec(t, excl))
 	s.Tax = s.Tax.Add(Dec(t, tax))
 	s.Incl = s.Incl.Add(Dec(t, incl))
@@ -91,7 +91,7 @@ func (s *Sums) Add(t *testing.T, excl, tax, incl, rounding, payable client.Decim
 	s.Payable = s.Payable.Add(Dec(t, payable))
 }
 
-func (s Sums) String() string {
+func (s sums) String() string {
 	return fmt.Sprintf("excl %s tax %s incl %s rounding %s payable %s", s.Excl, s.Tax, s.Incl, s.Rounding, s.Payable)
 }
 
@@ -125,7 +125,7 @@ func CheckConsolidated(t *testing.T, api *client.Client, c *client.Consolidation
 			}
 		}
 	}
-	var fromReceipts, fromDocs Sums
+	var fromReceipts, fromDocs sums
 	seen := 0
 	for r, err := range api.Receipts.All(ctx, &client.ReceiptListOptions{Month: ConsolidationMonth, Status: client.ReceiptConsolidated,
 		ListOptions: client.ListOptions{PerPage: 100}}) {

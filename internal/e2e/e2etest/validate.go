@@ -13,8 +13,8 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// SamplePostalAddress is the samples' address of every party.
-func SamplePostalAddress() client.Address {
+// samplePostalAddress is the samples' address of every party.
+func samplePostalAddress() client.Address {
 	return client.Address{Line1: "Lot 66", Line2: "Bangunan Merdeka", Line3: "Persiaran Jaya",
 		City: "Kuala Lumpur", PostCode: "50480", State: "14", CountryCode: "MYS"}
 }
@@ -25,7 +25,7 @@ func SampleSupplier() *client.Profile {
 		Name: "Supplier's Name", TIN: "C2584563200", IDType: client.IDTypeBRN, IDValue: "202001012345",
 		SSTRegistrationNumber: "NA", TourismTaxRegistrationNumber: "NA",
 		MSICCode: "46510", BusinessActivityDescription: "Wholesale of computer hardware, software and peripherals",
-		Address: SamplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
+		Address: samplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
 	}
 }
 
@@ -33,7 +33,7 @@ func SampleSupplier() *client.Profile {
 func SampleBuyerParty() *client.Party {
 	return &client.Party{
 		Name: "Buyer's Name", TIN: "C20880050010", IDType: client.IDTypeBRN, IDValue: "201901234567",
-		SSTRegistrationNumber: "NA", Address: SamplePostalAddress(),
+		SSTRegistrationNumber: "NA", Address: samplePostalAddress(),
 		Contact: client.Contact{Phone: "+60123456789", Email: "buyer@email.com"},
 	}
 }
@@ -45,7 +45,7 @@ func SampleSellerParty() *client.Party {
 		Name: "Supplier's Name", TIN: "IG21136626090", IDType: client.IDTypeBRN, IDValue: "202301045678",
 		SSTRegistrationNumber: "NA", TourismTaxRegistrationNumber: "NA",
 		MSICCode: "46510", BusinessActivityDescription: "Wholesale of computer hardware, software and peripherals",
-		Address: SamplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
+		Address: samplePostalAddress(), Contact: client.Contact{Phone: "+60123456789", Email: "supplier@email.com"},
 	}
 }
 
@@ -97,9 +97,9 @@ func SampleLine(desc, qty, unit, price string, taxes ...client.LineTax) client.L
 		UnitCode: unit, UnitPrice: client.Decimal(price), Taxes: taxes}
 }
 
-// LaptopPeripherals is the line of the single-line samples: 15 % discount,
+// laptopPeripherals is the line of the single-line samples: 15 % discount,
 // 10 % charge, exempt.
-func LaptopPeripherals() client.Line {
+func laptopPeripherals() client.Line {
 	l := SampleLine("Laptop Peripherals", "1", "C62", "17", Tax("E", "0", "Exempt New Means of Transport"))
 	l.DiscountRate, l.DiscountDescription = "15", "Sample Description"
 	l.FeeOrChargeRate, l.FeeOrChargeDescription = "10", "Sample Description"
@@ -109,12 +109,12 @@ func LaptopPeripherals() client.Line {
 // SingleLineDoc is the document of 1.1-Invoice-Sample.json, which the
 // notes, the self-billed and the foreign-currency samples repeat.
 func SingleLineDoc(serial string) *client.Document {
-	addr := SamplePostalAddress()
+	addr := samplePostalAddress()
 	return &client.Document{
 		InvoiceSerialNumber: serial, CurrencyCode: "MYR", AutoCalculate: true,
 		InvoiceDiscountAmount: "100", InvoiceDiscountDescription: "Sample Description",
 		InvoiceFeeAmount: "100", InvoiceFeeDescription: "Service charge",
-		Lines: []client.Line{LaptopPeripherals()},
+		Lines: []client.Line{laptopPeripherals()},
 		Payment: &client.Payment{PaymentMode: "03", PaymentTerms: "Payment method is cash",
 			SupplierBankAccountNumber: "1234567890123", PrepaymentAmount: "1",
 			PrepaymentDate: "2024-07-23", PrepaymentReferenceNumber: "E12345678912"},
@@ -233,11 +233,11 @@ type Problem struct{ Rule, Field string }
 func WantValidationPassed(t *testing.T, c *client.Client, what, id string) {
 	t.Helper()
 	r, err := c.Documents.Validate(t.Context(), id)
-	CheckValidationPassed(t, what, id, Must(t, r, err))
+	checkValidationPassed(t, what, id, Must(t, r, err))
 }
 
-// CheckValidationPassed checks the result of a validation that must pass.
-func CheckValidationPassed(t *testing.T, what, id string, r *client.ValidationResult) {
+// checkValidationPassed checks the result of a validation that must pass.
+func checkValidationPassed(t *testing.T, what, id string, r *client.ValidationResult) {
 	t.Helper()
 	if r.ID != id || r.Status != client.StatusReady || !r.ValidationPassed || r.Message != PassedMessage {
 		t.Errorf("%s: validate = %+v, want ready and passed", what, r)
@@ -259,13 +259,13 @@ func WantValidationFailed(t *testing.T, c *client.Client, what, id string, want 
 	t.Helper()
 	r, err := c.Documents.Validate(t.Context(), id)
 	r = Must(t, r, err)
-	CheckValidationFailed(t, what, id, r, want...)
+	checkValidationFailed(t, what, id, r, want...)
 	return r
 }
 
-// CheckValidationFailed checks the result of a validation that must fail
+// checkValidationFailed checks the result of a validation that must fail
 // with exactly the given problems.
-func CheckValidationFailed(t *testing.T, what, id string, r *client.ValidationResult, want ...Problem) {
+func checkValidationFailed(t *testing.T, what, id string, r *client.ValidationResult, want ...Problem) {
 	t.Helper()
 	if r.ID != id || r.Status != client.StatusDraft || r.ValidationPassed {
 		t.Errorf("%s: validate = %+v, want draft and not passed", what, r)
