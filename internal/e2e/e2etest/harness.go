@@ -33,6 +33,19 @@ func EachEngine(t *testing.T, fn func(t *testing.T, dsn string)) {
 	}
 }
 
+// EachEngineParallel is EachEngine with the engines' subtests run in
+// parallel with each other: for the tests that mostly wait (a lease to
+// expire after a kill) or that the race detector does not slow. The test
+// must do nothing after it: the subtests run once it has returned.
+func EachEngineParallel(t *testing.T, fn func(t *testing.T, dsn string)) {
+	for _, e := range Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, e.DSN(t))
+		})
+	}
+}
+
 // Service is one running `einvoice serve` (servetest.Start), with the
 // tests' ways to reach it.
 type Service struct{ *servetest.Service }

@@ -18,7 +18,7 @@ import (
 func TestConsolidationKilled(t *testing.T) {
 	t.Parallel()
 	bin := servetest.Build(t)
-	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+	e2etest.EachEngineParallel(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
 		flags := []string{"--rate-limit", "100000", "--sandbox-delay", "0", "--auto-consolidate=false", "--log-format", "json"}
 		first := servetest.StartReplica(t, bin, "first", servetest.ChildEnv(), dsn, flags...)

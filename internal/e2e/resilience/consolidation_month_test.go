@@ -20,7 +20,7 @@ func TestConsolidation(t *testing.T) {
 		t.Skip("-short: a month of 5,000 receipts")
 	}
 	t.Parallel()
-	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+	e2etest.EachEngineParallel(t, func(t *testing.T, dsn string) {
 		_, api := e2etest.StartLifecycleAPI(t, dsn)
 		ctx := t.Context()
 		ins := e2etest.MonthReceipts("S", 5000)

@@ -66,7 +66,7 @@ func TestReceiptsMonth(t *testing.T) {
 		t.Skip("-short: a month of 5,000 receipts")
 	}
 	t.Parallel()
-	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+	e2etest.EachEngineParallel(t, func(t *testing.T, dsn string) {
 		svc, api := e2etest.StartLifecycleAPI(t, dsn)
 		b, ctx := e2etest.NewBrowser(t, svc), t.Context()
 		if code, _, errOut := servetest.Run(t, dsn, "sandbox", "client", "add", "--tin", "IG12345678901",

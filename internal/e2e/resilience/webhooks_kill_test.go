@@ -44,7 +44,7 @@ func gatedAnswer(open *atomic.Bool) func(w http.ResponseWriter, r *http.Request,
 func TestWebhookKilled(t *testing.T) {
 	t.Parallel()
 	bin := servetest.Build(t)
-	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
+	e2etest.EachEngineParallel(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
 		var open atomic.Bool
 		rc := e2etest.NewHookReceiver(t, gatedAnswer(&open))
