@@ -12,6 +12,7 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
+	"github.com/einvoice/einvoice/internal/testscale"
 )
 
 // loseAnswers submits ids in bulks of 100 while the sandbox takes each
@@ -45,11 +46,12 @@ func (w *world) wantValidOnce(ids []string) {
 	}
 }
 
-// TestSettleAmongNewer is issue 13's reproduction: 20 documents whose answer
+// TestScaleSettleAmongNewer is issue 13's reproduction: 20 documents whose answer
 // was lost, then 500 newer documents from the same client; settling the 20
 // must find each of them (they lie beyond the first 500 search results),
 // send none again, and record the sandbox's uuids and verdicts.
-func TestSettleAmongNewer(t *testing.T) {
+func TestScaleSettleAmongNewer(t *testing.T) {
+	testscale.Mark(t)
 	eachEngine(t, func(t *testing.T, dsn string) {
 		w := newWorld(t, dsn)
 		lost := w.readyInvoices("LOST", 20)
@@ -75,10 +77,11 @@ func TestSettleAmongNewer(t *testing.T) {
 	})
 }
 
-// TestSettleIncompleteSearch: a page of the search fails midway. The
+// TestScaleSettleIncompleteSearch: a page of the search fails midway. The
 // documents it found are settled; the others are not sent again but wait,
 // still maybe sent, for a later search, which finds them.
-func TestSettleIncompleteSearch(t *testing.T) {
+func TestScaleSettleIncompleteSearch(t *testing.T) {
+	testscale.Mark(t)
 	eachEngine(t, func(t *testing.T, dsn string) {
 		w := newWorld(t, dsn)
 		older := w.readyInvoices("OLDER", 100)

@@ -12,6 +12,7 @@ import (
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testscale"
 )
 
 // searchClient is a client that counts its search calls and calls
@@ -175,11 +176,12 @@ func TestFindDocumentsResentNumber(t *testing.T) {
 	}
 }
 
-// TestFindDocumentsTruncated: a window holding more than the 10,000
+// TestScaleFindDocumentsTruncated: a window holding more than the 10,000
 // results the search lists is split until each part is listed in full (or
 // searched by code number when that takes fewer calls); a second holding
 // more than 10,000 cannot be split, and leaves what may lie in it unknown.
-func TestFindDocumentsTruncated(t *testing.T) {
+func TestScaleFindDocumentsTruncated(t *testing.T) {
+	testscale.Mark(t)
 	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
 	now := time.Now()
 	const n = 10050

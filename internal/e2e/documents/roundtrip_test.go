@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
+	"github.com/einvoice/einvoice/internal/testscale"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -147,7 +148,7 @@ func variedDocument(rng *rand.Rand, d map[string]any) map[string]any {
 	return d
 }
 
-// TestRoundTrip: for every resource that has a PUT — buyers, on-behalf
+// TestScaleRoundTrip: for every resource that has a PUT — buyers, on-behalf
 // sellers, the profile, documents of every kind with autoCalculate true and
 // false (notes with references, consolidated, self-billed), a ready one and
 // an Invalid one with the authority's record — a GET's data PUT back
@@ -155,7 +156,8 @@ func variedDocument(rng *rand.Rand, d map[string]any) map[string]any {
 // bytes GET answered (the parties' bodies are written out too, with the
 // snake_case twins of their id fields), and through the typed client, its
 // GET's value sent back by its PUT.
-func TestRoundTrip(t *testing.T) {
+func TestScaleRoundTrip(t *testing.T) {
+	testscale.Mark(t)
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
 		svc, c := e2etest.StartLifecycleService(t, dsn)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
+	"github.com/einvoice/einvoice/internal/testscale"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/cli"
@@ -277,9 +278,10 @@ func TestSubmitTwice(t *testing.T) {
 	})
 }
 
-// TestSubmitBulk: 100 ids, some not ready or unknown; the ready ones go in
+// TestScaleSubmitBulk: 100 ids, some not ready or unknown; the ready ones go in
 // one submission and end Valid.
-func TestSubmitBulk(t *testing.T) {
+func TestScaleSubmitBulk(t *testing.T) {
+	testscale.Mark(t)
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
+	"github.com/einvoice/einvoice/internal/testscale"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -542,10 +543,11 @@ func TestReceiptInputErrors(t *testing.T) {
 	})
 }
 
-// TestReceiptsBulkIdempotent: a bulk over 1 MiB (up to the bulk limit of
+// TestScaleReceiptsBulkIdempotent: a bulk over 1 MiB (up to the bulk limit of
 // 10 MiB) sent again with the same Idempotency-Key is answered as the
 // first time, and stores nothing more.
-func TestReceiptsBulkIdempotent(t *testing.T) {
+func TestScaleReceiptsBulkIdempotent(t *testing.T) {
+	testscale.Mark(t)
 	t.Parallel()
 	e2etest.EachEngine(t, func(t *testing.T, dsn string) {
 		svc := e2etest.StartService(t, dsn)

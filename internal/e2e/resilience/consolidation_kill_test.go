@@ -20,7 +20,8 @@ func TestConsolidationKilled(t *testing.T) {
 	bin := servetest.Build(t)
 	e2etest.EachEngineParallel(t, func(t *testing.T, dsn string) {
 		ctx := t.Context()
-		flags := []string{"--rate-limit", "100000", "--sandbox-delay", "0", "--auto-consolidate=false", "--log-format", "json"}
+		// --submit-wait 5s: the lease of a consolidation is six times it.
+		flags := []string{"--rate-limit", "100000", "--sandbox-delay", "0", "--auto-consolidate=false", "--log-format", "json", "--submit-wait", "5s"}
 		first := servetest.StartReplica(t, bin, "first", servetest.ChildEnv(), dsn, flags...)
 		first.WaitListening(t)
 		key, _ := servetest.ReplicasDemoKey(t, []*servetest.Replica{first})
@@ -52,8 +53,8 @@ func TestConsolidationKilled(t *testing.T) {
 		t.Logf("killed with %d documents made", len(running.Documents))
 
 		// A replica started again (SQLite allows one process) takes it over
-		// once the lease of the first has expired (a minute: 6 times the
-		// default --submit-wait of 10 s, which also bounds each call to the
+		// once the lease of the first has expired (30 s: 6 times the
+		// --submit-wait of 5 s, which also bounds each call to the
 		// authority; 1 s is too short for a 300 KB submission on a loaded
 		// machine, which then times out on every attempt).
 		second := servetest.StartReplica(t, bin, "second", servetest.ChildEnv(), dsn, flags...)
