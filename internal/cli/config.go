@@ -78,6 +78,16 @@ type Config struct {
 	// for each tenant from the 3rd (DECISIONS 17); false leaves it to the
 	// API.
 	AutoConsolidate bool
+	// SMTPURL is the operator's mail server (smtp://user:pass@host:587 with
+	// STARTTLS, smtps:// with TLS, smtp+insecure:// on loopback only);
+	// without one, messages are kept in the service's mailbox. MailFrom is
+	// the sender's address; SMTPCA a PEM file of a certificate authority
+	// the mail server's certificate may chain to besides the system's;
+	// MailRetryBase the first retry delay of a temporary failure.
+	SMTPURL       string
+	MailFrom      string
+	SMTPCA        string
+	MailRetryBase time.Duration
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -86,7 +96,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, AutoConsolidate: true, Workers: 2, SubmitWait: 10 * time.Second,
-		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second,
+		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second, MailRetryBase: 30 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 	var errs []error
@@ -103,6 +113,9 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_AUTHORITY_URL", &c.AuthorityURL)
 	str("EINVOICE_PORTAL_URL", &c.PortalURL)
 	str("EINVOICE_PUBLIC_URL", &c.PublicURL)
+	str("EINVOICE_SMTP_URL", &c.SMTPURL)
+	str("EINVOICE_MAIL_FROM", &c.MailFrom)
+	str("EINVOICE_SMTP_CA", &c.SMTPCA)
 	if v := getenv("EINVOICE_SANDBOX_TRUST_CA"); v != "" {
 		_ = (*listFlag)(&c.SandboxTrustCA).Set(v)
 	}
@@ -141,6 +154,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
 		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL,
 		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait, "EINVOICE_WEBHOOK_RETRY_BASE": &c.WebhookRetryBase,
+		"EINVOICE_MAIL_RETRY_BASE":        &c.MailRetryBase,
 		"EINVOICE_RECEIVED_POLL_INTERVAL": &c.ReceivedPollInterval,
 		"EINVOICE_READ_HEADER_TIMEOUT":    &c.ReadHeaderTimeout, "EINVOICE_READ_TIMEOUT": &c.ReadTimeout,
 		"EINVOICE_WRITE_TIMEOUT": &c.WriteTimeout, "EINVOICE_IDLE_TIMEOUT": &c.IdleTimeout} {
@@ -188,6 +202,10 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook delivery workers in this process (env EINVOICE_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.ReceivedPollInterval, "received-poll-interval", c.ReceivedPollInterval, "how often each tenant's received documents are looked for (env EINVOICE_RECEIVED_POLL_INTERVAL; default 10s with the built-in sandbox, else 1m)")
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", c.WebhookRetryBase, "first retry delay of a failed webhook delivery, doubled per attempt up to 1h, with jitter (env EINVOICE_WEBHOOK_RETRY_BASE)")
+	fs.StringVar(&c.SMTPURL, "smtp-url", c.SMTPURL, "the mail server: smtp://user:pass@host:587 (STARTTLS required), smtps://user:pass@host:465, or smtp+insecure://127.0.0.1:25 (loopback only) (env EINVOICE_SMTP_URL; default: none, messages are kept in the service's mailbox)")
+	fs.StringVar(&c.MailFrom, "mail-from", c.MailFrom, "the address mail is sent from, e.g. einvoice@example.com (env EINVOICE_MAIL_FROM; required with --smtp-url)")
+	fs.StringVar(&c.SMTPCA, "smtp-ca", c.SMTPCA, "PEM file of a certificate authority the mail server's certificate may chain to, besides the system's (env EINVOICE_SMTP_CA)")
+	fs.DurationVar(&c.MailRetryBase, "mail-retry-base", c.MailRetryBase, "first retry delay of a mail the server refused for now (4xx) or could not be reached for, doubled per attempt up to 1h, with jitter, for 3 days (env EINVOICE_MAIL_RETRY_BASE)")
 }
 
 // timeoutFlags adds the HTTP server's timeouts to fs.
@@ -229,6 +247,15 @@ func (c *Config) validate() error {
 	}
 	if c.WebhookRetryBase < 10*time.Millisecond || c.WebhookRetryBase > 10*time.Second {
 		errs = append(errs, fmt.Errorf("webhook retry base %s: want 10ms to 10s (the first retry comes within it)", c.WebhookRetryBase))
+	}
+	if c.MailRetryBase < 10*time.Millisecond || c.MailRetryBase > time.Hour {
+		errs = append(errs, fmt.Errorf("mail retry base %s: want 10ms to 1h", c.MailRetryBase))
+	}
+	if c.SMTPURL == "" && (c.MailFrom != "" || c.SMTPCA != "") {
+		errs = append(errs, errors.New("--mail-from and --smtp-ca need --smtp-url (EINVOICE_SMTP_URL): without a mail server, messages are kept in the service's mailbox"))
+	}
+	if c.SMTPURL != "" && c.MailFrom == "" {
+		errs = append(errs, errors.New("--smtp-url needs --mail-from (EINVOICE_MAIL_FROM): the address mail is sent from"))
 	}
 	if c.SubmitWait < time.Second || c.SubmitWait > 2*time.Minute {
 		errs = append(errs, fmt.Errorf("submit wait %s: want 1s to 2m", c.SubmitWait))

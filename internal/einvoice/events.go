@@ -19,6 +19,9 @@ const (
 	EventDocumentCancelled          EventType = "document.cancelled"
 	EventDocumentRejectionRequested EventType = "document.rejection_requested"
 	EventDocumentSubmissionFailed   EventType = "document.submission_failed"
+	// The events of a Valid document's mail to its buyer (DECISIONS 21).
+	EventDocumentDelivered      EventType = "document.delivered"
+	EventDocumentDeliveryFailed EventType = "document.delivery_failed"
 	// The events of received documents (DECISIONS 16).
 	EventReceivedCreated   EventType = "received_document.created"
 	EventReceivedCancelled EventType = "received_document.cancelled"
@@ -39,6 +42,8 @@ var EventTypes = []EventType{
 	EventDocumentCancelled,
 	EventDocumentRejectionRequested,
 	EventDocumentSubmissionFailed,
+	EventDocumentDelivered,
+	EventDocumentDeliveryFailed,
 	EventReceivedCreated,
 	EventReceivedCancelled,
 	EventConsolidationCompleted,

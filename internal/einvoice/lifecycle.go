@@ -103,6 +103,9 @@ type SubmissionWrite struct {
 	// Notify are the API events of the change (DECISIONS 15), written with
 	// it and queued for the webhooks subscribed to their types.
 	Notify []*APIEvent
+	// Mail are the messages of the change (DECISIONS 21: the document's
+	// mail to its buyer once Valid), written with it into the mail outbox.
+	Mail []*MailMessage
 }
 
 // SweepOwnerPrefix begins the lease owner of a settle sweep's jobs

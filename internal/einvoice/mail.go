@@ -35,7 +35,40 @@ const (
 	// MailKept: no mail server is configured; the message stays in the
 	// service's own mailbox, to be read there.
 	MailKept MailState = "kept"
+	// MailNotApplicable: nothing was sent, for LastError's reason (the buyer
+	// has no e-mail, mail is off for the tenant): the decision, recorded.
+	MailNotApplicable MailState = "not_applicable"
 )
+
+// DocumentDelivery is how a Valid document reached its buyer by mail, as
+// the document's emailDelivery shows it.
+type DocumentDelivery struct {
+	// State is pending, sent, failed or not_applicable.
+	State       string     `json:"state"`
+	Reason      string     `json:"reason,omitempty"`
+	To          []string   `json:"to,omitempty"`
+	SentAt      *time.Time `json:"sentAt,omitempty"`
+	Unconfirmed bool       `json:"unconfirmed,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	Attempts    int        `json:"attempts"`
+	MailID      string     `json:"mailId"`
+}
+
+// Delivery returns the document delivery m tells of.
+func (m *MailMessage) Delivery() *DocumentDelivery {
+	d := &DocumentDelivery{State: string(m.State), To: m.To, SentAt: m.SentAt, Unconfirmed: m.Unconfirmed, Attempts: m.Attempts, MailID: m.ID}
+	switch m.State {
+	case MailKept:
+		d.State, d.Reason = string(MailNotApplicable), "no mail server is configured: the message is kept in the service's mailbox"
+	case MailNotApplicable:
+		d.Reason = m.LastError
+	case MailFailed:
+		d.Error = m.LastError
+	case MailPending:
+		d.Error = m.LastError
+	}
+	return d
+}
 
 // Mail limits and timings.
 const (

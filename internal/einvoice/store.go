@@ -20,6 +20,7 @@ type Store interface {
 	ReceiptStore
 	ConsolidationStore
 	SessionStore
+	MailStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -24,7 +24,10 @@ func (documentRequest) echo() any { return documentJSON{} }
 // documentJSON is a document in responses: the document and its history.
 type documentJSON struct {
 	*einvoice.Document
-	History []einvoice.Event `json:"history"`
+	// EmailDelivery is how a Valid document reached its buyer by mail
+	// (DECISIONS 21): absent before a message of it was written.
+	EmailDelivery *einvoice.DocumentDelivery `json:"emailDelivery,omitempty"`
+	History       []einvoice.Event           `json:"history"`
 }
 
 func (s *Server) createDocument(kind einvoice.DocumentKind) apiFunc {
@@ -47,7 +50,11 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, k *einvoice
 	if err != nil {
 		return err
 	}
-	okRawDocument(w, http.StatusOK, d, history)
+	delivery, err := s.svc.DocumentDelivery(r.Context(), k.TenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	okRawDocument(w, http.StatusOK, d, history, delivery)
 	return nil
 }
 

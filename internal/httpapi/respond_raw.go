@@ -45,21 +45,30 @@ func okRawPage(w http.ResponseWriter, p einvoice.Page[json.RawMessage]) {
 
 // okRawDocument writes a document's envelope, its history added to its
 // rendering as documentJSON adds it.
-func okRawDocument(w http.ResponseWriter, status int, doc json.RawMessage, history []einvoice.Event) {
+func okRawDocument(w http.ResponseWriter, status int, doc json.RawMessage, history []einvoice.Event, delivery *einvoice.DocumentDelivery) {
 	hb, err := json.Marshal(history)
+	var db []byte
+	if err == nil && delivery != nil {
+		db, err = json.Marshal(delivery)
+	}
 	if err != nil || len(doc) < 2 || doc[len(doc)-1] != '}' || doc[0] != '{' {
 		var d einvoice.Document
 		if json.Unmarshal(doc, &d) != nil {
 			web.WriteJSON(w, http.StatusInternalServerError, web.ErrorBody{Message: "Internal server error.", ErrorCode: einvoice.CodeInternal})
 			return
 		}
-		ok(w, status, documentJSON{Document: &d, History: history})
+		ok(w, status, documentJSON{Document: &d, History: history, EmailDelivery: delivery})
 		return
 	}
-	b := bytes.NewBuffer(make([]byte, 0, len(`{"success":true,"data":,"history":}}`)+len(doc)+len(hb)+1))
+	b := bytes.NewBuffer(make([]byte, 0, len(`{"success":true,"data":,"emailDelivery":,"history":}}`)+len(doc)+len(hb)+len(db)+1))
 	b.WriteString(`{"success":true,"data":`)
 	b.Write(doc[:len(doc)-1])
 	if len(doc) > 2 {
+		b.WriteByte(',')
+	}
+	if db != nil {
+		b.WriteString(`"emailDelivery":`)
+		b.Write(db)
 		b.WriteByte(',')
 	}
 	b.WriteString(`"history":`)
@@ -72,7 +81,7 @@ func okRawDocument(w http.ResponseWriter, status int, doc json.RawMessage, histo
 // store just wrote when it gave one, else encoded.
 func writeDocument(w http.ResponseWriter, status int, d *einvoice.Document, history []einvoice.Event) {
 	if d.Rendering != nil {
-		okRawDocument(w, status, d.Rendering, history)
+		okRawDocument(w, status, d.Rendering, history, nil)
 		return
 	}
 	ok(w, status, documentJSON{Document: d, History: history})

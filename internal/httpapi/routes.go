@@ -87,6 +87,18 @@ func (s *Server) routes() {
 	s.api("POST /api/v1/consolidations", write, s.createConsolidation)
 	s.api("GET /api/v1/consolidations", read, s.listConsolidations)
 	s.api("GET /api/v1/consolidations/{id}", read, s.getConsolidation)
+	// Mail: documents shared with their buyers, the mailbox, the settings
+	// (DECISIONS 21).
+	if s.svc.Submits() {
+		s.api("POST /api/v1/documents/{id}/deliver", write, s.deliverDocument)
+	}
+	s.api("GET /api/v1/mail", read, s.listMail)
+	s.api("GET /api/v1/mail/settings", read, s.getMailSettings)
+	s.api("PUT /api/v1/mail/settings", write, s.putMailSettings)
+	s.api("POST /api/v1/mail/preview", read, s.previewMail)
+	s.api("POST /api/v1/mail/test", write, s.testMail)
+	s.api("GET /api/v1/mail/{id}", read, s.getMail)
+	s.apiOffering("GET /api/v1/mail/{id}/attachment", read, []string{"application/pdf"}, s.mailAttachment)
 	// Events and webhooks (DECISIONS 15).
 	s.api("GET /api/v1/events", read, s.listEvents)
 	s.api("GET /api/v1/webhooks", read, s.listWebhooks)

@@ -51,5 +51,8 @@ func (s *Service) writeNotified(ctx context.Context, w einvoice.SubmissionWrite)
 	if err == nil && len(w.Notify) > 0 {
 		s.Wake()
 	}
+	if err == nil && len(w.Mail) > 0 {
+		s.WakeMail()
+	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/access"
+	"github.com/einvoice/einvoice/internal/invoicing/mail"
 	"github.com/einvoice/einvoice/internal/invoicing/received"
 	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
@@ -97,6 +98,13 @@ type Options struct {
 	// OnDelivery, when set, is told the outcome of every delivery attempt
 	// (delivered, failed, gave_up) and its duration.
 	OnDelivery func(outcome string, d time.Duration)
+	// Mail sends the mail outbox through the operator's mail server; when
+	// nil, messages are kept in the service's mailbox (DECISIONS 21).
+	Mail einvoice.MailSender
+	// MailWorkers is the number of mail sending workers (2); MailRetryBase
+	// the first retry delay of a temporary failure (30 s).
+	MailWorkers   int
+	MailRetryBase time.Duration
 }
 
 // Service is the application: every use case of the API (tenants and keys,
@@ -111,6 +119,7 @@ type Service struct {
 	*webhookService
 	*receivedService
 	*accessService
+	*mailService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -187,6 +196,8 @@ func New(o Options) *Service {
 		wait: o.Wait, lease: o.Lease, workers: o.Workers, idle: o.Idle, pollAfter: o.PollAfter,
 		bulkSlots: make(chan struct{}, bulkAtOnce)}
 	api, _ := o.Authority.(einvoice.ReceivedAPI)
+	s.mailService = mail.New(mail.Options{Store: o.Store, Sender: o.Mail, Document: s.mailDocumentOf, PDF: s.mailPDF, Notify: s.Wake,
+		Workers: o.MailWorkers, RetryBase: o.MailRetryBase, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
 		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	return s
@@ -198,6 +209,7 @@ func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microse
 type (
 	webhookService  = webhooks.Service
 	receivedService = received.Service
+	mailService     = mail.Service
 	accessService   = access.Service
 )
 

@@ -97,6 +97,11 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 		first = statusEvent(d.Status)
 	}
 	w.Notify = s.documentEvent(ctx, d, j, first, typ)
+	if d.Status == einvoice.StatusValid && from != einvoice.StatusValid {
+		if m := s.documentMail(ctx, d); m != nil {
+			w.Mail = []*einvoice.MailMessage{m}
+		}
+	}
 	if err := s.writeNotified(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
 		s.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
 		return false, fmt.Errorf("record the authority's verdict: %w", err)

@@ -43,6 +43,7 @@ func (s *Service) Run(ctx context.Context) {
 		wg.Go(func() { s.scheduleLoop(ctx) })
 	}
 	wg.Go(func() { s.webhookService.Run(ctx) })
+	wg.Go(func() { s.mailService.Run(ctx) })
 	wg.Go(func() { s.housekeepingLoop(ctx) })
 	wg.Wait()
 }

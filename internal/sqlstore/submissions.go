@@ -65,6 +65,11 @@ func (s *Store) WriteSubmission(ctx context.Context, w einvoice.SubmissionWrite)
 				return err
 			}
 		}
+		for _, m := range w.Mail {
+			if err := insertMail(ctx, tx, m); err != nil {
+				return err
+			}
+		}
 		for _, e := range w.Notify {
 			if _, err := s.insertAPIEvent(ctx, tx, e, ""); err != nil {
 				return err
