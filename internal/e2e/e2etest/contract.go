@@ -20,7 +20,7 @@ import (
 // check their answers too, but do not count: CI may run them in a `go test`
 // of their own (without the race detector), and the union is taken over
 // one `go test` run.
-var Covering = []string{"documents", "golive", "lifecycle", "receipts", "received", "security", "webhooks"}
+var Covering = []string{"documents", "golive", "lifecycle", "mail", "receipts", "received", "security", "webhooks"}
 
 // The validator of a test binary (one package): shared by its tests so
 // that Main can tell which documented operations they exercised.
