@@ -52,6 +52,9 @@ type Client struct {
 	// Consolidations make the month's receipts consolidated invoices
 	// (/api/v1/consolidations).
 	Consolidations *ConsolidationService
+	// Mail is the tenant's mail outbox and mailbox, where Valid documents
+	// are mailed to their buyers, and its mail settings (/api/v1/mail).
+	Mail *MailService
 
 	base      *url.URL
 	key       string
@@ -111,6 +114,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	c.ReceivedDocuments = &ReceivedDocumentService{c: c}
 	c.Receipts = &ReceiptService{c: c}
 	c.Consolidations = &ConsolidationService{c: c}
+	c.Mail = &MailService{c: c}
 	return c
 }
 

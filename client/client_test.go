@@ -411,6 +411,9 @@ func TestOperations(t *testing.T) {
 		"invoiceReceipt":    "Receipts.Invoice",
 		"receiptCreditNote": "Receipts.CreditNote", "createConsolidation": "Consolidations.Create",
 		"listConsolidations": "Consolidations.List/All", "getConsolidation": "Consolidations.Get",
+		"deliverDocument": "Documents.Deliver", "listMail": "Mail.List/All", "getMail": "Mail.Get",
+		"getMailAttachment": "Mail.Attachment", "getMailSettings": "Mail.Settings", "updateMailSettings": "Mail.UpdateSettings",
+		"previewMail": "Mail.Preview", "sendTestMail": "Mail.Test",
 		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {

@@ -107,6 +107,10 @@ type Document struct {
 	// submission on; Frozen the parties as they were submitted.
 	Authority *AuthorityRecord `json:"authority,omitempty"`
 	Frozen    *FrozenParties   `json:"frozen,omitempty"`
+	// EmailDelivery is how a Valid document reached its buyer by mail:
+	// set by Get once a message sharing the document was written (see
+	// Deliver), nil otherwise.
+	EmailDelivery *DocumentDelivery `json:"emailDelivery,omitempty"`
 	// History is every change of status, oldest first.
 	History   []Event   `json:"history,omitempty"`
 	CreatedAt time.Time `json:"createdAt,omitzero"`

@@ -16,13 +16,20 @@ const (
 	EventDocumentCancelled          = "document.cancelled"
 	EventDocumentRejectionRequested = "document.rejection_requested"
 	EventDocumentSubmissionFailed   = "document.submission_failed"
+	// EventDocumentDelivered and EventDocumentDeliveryFailed tell of a
+	// Valid document's mail to its buyer: sent, or failed for good. Their
+	// data is a DeliveryEvent (APIEvent.Delivery).
+	EventDocumentDelivered      = "document.delivered"
+	EventDocumentDeliveryFailed = "document.delivery_failed"
 	// EventWebhookTest is the type of the event Webhooks.Test sends.
 	EventWebhookTest = "webhook.test"
 )
 
 // APIEvent is something that happened to a resource: written with the change
 // it records, listed by Events and delivered to webhooks. For document
-// events, Data is the document's status result (see Document).
+// events, Data is the document's status result (see Document), but for
+// EventDocumentDelivered and EventDocumentDeliveryFailed a DeliveryEvent
+// (see Delivery).
 type APIEvent struct {
 	ID        string          `json:"id"`
 	Type      string          `json:"type"`
