@@ -95,8 +95,11 @@ func (s *Server) routes() {
 	s.api("GET /api/v1/mail", read, s.listMail)
 	s.api("GET /api/v1/mail/settings", read, s.getMailSettings)
 	s.api("PUT /api/v1/mail/settings", write, s.putMailSettings)
-	s.api("POST /api/v1/mail/preview", read, s.previewMail)
+	s.methodsOnly("/api/v1/mail/settings", http.MethodGet, http.MethodPut)
+	s.api("POST /api/v1/mail/preview", write, s.previewMail)
+	s.methodsOnly("/api/v1/mail/preview", http.MethodPost)
 	s.api("POST /api/v1/mail/test", write, s.testMail)
+	s.methodsOnly("/api/v1/mail/test", http.MethodPost)
 	s.api("GET /api/v1/mail/{id}", read, s.getMail)
 	s.apiOffering("GET /api/v1/mail/{id}/attachment", read, []string{"application/pdf"}, s.mailAttachment)
 	// Events and webhooks (DECISIONS 15).

@@ -101,8 +101,8 @@ func TestMailBadInput(t *testing.T) {
 			status             int
 			code, field        string
 		}{
-			{"a bad address among good ones", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": []string{"ok@pembeli.example", "not an address"}}, 422, "VALIDATION_FAILED", "to[1]"},
-			{"an address with a line break", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": []string{"ok@pembeli.example\r\nBcc: x@evil.example"}}, 422, "VALIDATION_FAILED", "to[0]"},
+			{"a bad address among good ones", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": []string{"ok@pembeli.example", "not an address"}}, 422, "VALIDATION_FAILED", "to.1"},
+			{"an address with a line break", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": []string{"ok@pembeli.example\r\nBcc: x@evil.example"}}, 422, "VALIDATION_FAILED", "to.0"},
 			{"100 addresses", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": hundred}, 422, "VALIDATION_FAILED", "to"},
 			{"no address", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"to": []string{}}, 422, "VALIDATION_FAILED", "to"},
 			{"an unknown field", "POST", "/api/v1/documents/" + id + "/deliver", map[string]any{"cc": []string{"a@b.example"}}, 422, "VALIDATION_FAILED", "cc"},
@@ -111,7 +111,7 @@ func TestMailBadInput(t *testing.T) {
 			{"a test message in another language", "POST", "/api/v1/mail/test", map[string]any{"to": "a@b.example", "language": "fr"}, 422, "VALIDATION_FAILED", "language"},
 			{"a sender name with CR/LF", "PUT", "/api/v1/mail/settings", settingsWith(settings, "senderName", "Demo\r\nBcc: x@evil.example"), 422, "VALIDATION_FAILED", "senderName"},
 			{"a bad reply-to", "PUT", "/api/v1/mail/settings", settingsWith(settings, "replyTo", "reply"), 422, "VALIDATION_FAILED", "replyTo"},
-			{"a bad bcc", "PUT", "/api/v1/mail/settings", settingsWith(settings, "bcc", []string{"a@b.example", "x"}), 422, "VALIDATION_FAILED", "bcc[1]"},
+			{"a bad bcc", "PUT", "/api/v1/mail/settings", settingsWith(settings, "bcc", []string{"a@b.example", "x"}), 422, "VALIDATION_FAILED", "bcc.1"},
 			{"a template that does not parse", "PUT", "/api/v1/mail/settings", settingsWith(settings, "templates", map[string]any{"ms": map[string]any{"subject": "Invois {{.Number}}", "body": "Terima kasih {{.Buyer"}}), 422, "VALIDATION_FAILED", "templates.ms.body"},
 			{"an unknown placeholder", "PUT", "/api/v1/mail/settings", settingsWith(settings, "templates", map[string]any{"en": map[string]any{"subject": "Invoice {{.Nombor}}", "body": "Hello"}}), 422, "VALIDATION_FAILED", "templates.en.subject"},
 			{"a subject template with a line break", "PUT", "/api/v1/mail/settings", settingsWith(settings, "templates", map[string]any{"en": map[string]any{"subject": "Invoice\n{{.Number}}", "body": "Hello"}}), 422, "VALIDATION_FAILED", "templates.en.subject"},

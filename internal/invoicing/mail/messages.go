@@ -79,16 +79,16 @@ func (s *Service) newMessage(tenantID string, kind einvoice.MailKind, ms *einvoi
 // to (each checked; at most MaxMailRecipients). The message is queued:
 // its outcome is the document's emailDelivery.
 func (s *Service) Deliver(ctx context.Context, tenantID, documentID string, to []string) (*einvoice.MailMessage, error) {
+	d, err := s.document(ctx, tenantID, documentID)
+	if err != nil {
+		return nil, err
+	}
 	if to != nil {
 		f := einvoice.FieldErrors{}
 		checkAddresses(f, "to", to, einvoice.MaxMailRecipients, true)
 		if err := f.Err(); err != nil {
 			return nil, err
 		}
-	}
-	d, err := s.document(ctx, tenantID, documentID)
-	if err != nil {
-		return nil, err
 	}
 	if !d.Valid {
 		return nil, &einvoice.Error{Code: einvoice.CodeDocumentNotValid, Message: notValidMessage}
@@ -98,11 +98,14 @@ func (s *Service) Deliver(ctx context.Context, tenantID, documentID string, to [
 		return nil, err
 	}
 	if to == nil {
-		r := strings.TrimSpace(d.Recipient)
-		if r == "" || strings.EqualFold(r, "NA") || einvoice.CheckEmail(r) != "" {
+		// To the document's recipient, as when it turned Valid (with the
+		// settings' bcc), whether or not mail is on.
+		if r := strings.TrimSpace(d.Recipient); r == "" || strings.EqualFold(r, "NA") || einvoice.CheckEmail(r) != "" {
 			return nil, einvoice.FieldErrors{"to": {fmt.Sprintf("is required: the %s has no e-mail address", d.RecipientRole)}}.Err()
 		}
-		to = []string{r}
+		on := *ms
+		on.Enabled = true
+		ms = &on
 	}
 	m, err := s.documentMessage(d, ms, to)
 	if err != nil {
@@ -186,16 +189,16 @@ func (s *Service) PreviewTemplates(ctx context.Context, tenantID, documentID str
 		}
 		fields = d.Fields
 	}
-	if templates == nil {
+	if len(templates) == 0 {
 		ms, err := s.Settings(ctx, tenantID)
 		if err != nil {
 			return nil, err
 		}
 		templates = ms.Templates
-	} else if err := CheckSettings(&einvoice.MailSettings{Templates: templates}); err != nil {
+	} else if err := CheckSettings(&einvoice.MailSettings{Language: "en", Templates: templates}); err != nil {
 		return nil, err
 	}
-	var out []Preview
+	out := []Preview{}
 	for _, l := range Languages {
 		tpl, ok := templates[l]
 		if !ok {

@@ -70,7 +70,7 @@ func CheckSettings(ms *einvoice.MailSettings) error {
 		}
 	}
 	checkAddresses(f, "bcc", ms.Bcc, einvoice.MaxMailRecipients, false)
-	if ms.Language != "" && ms.Language != "en" && ms.Language != "ms" {
+	if ms.Language != "en" && ms.Language != "ms" {
 		f.Add("language", "must be en or ms")
 	}
 	for l, tpl := range ms.Templates {
@@ -100,7 +100,7 @@ func headerProblem(text string, max int) string {
 }
 
 // checkAddresses adds the problems of a list of addresses to f under field
-// (each as field[i]); required: at least one.
+// (each as field.i); required: at least one.
 func checkAddresses(f einvoice.FieldErrors, field string, addrs []string, max int, required bool) {
 	switch {
 	case required && len(addrs) == 0:
@@ -111,7 +111,7 @@ func checkAddresses(f einvoice.FieldErrors, field string, addrs []string, max in
 	}
 	for i, a := range addrs {
 		if p := einvoice.CheckEmail(a); p != "" {
-			f.Add(fmt.Sprintf("%s[%d]", field, i), "%s", p)
+			f.Add(fmt.Sprintf("%s.%d", field, i), "%s", p)
 		}
 	}
 }
