@@ -47,6 +47,10 @@ func (d *Dashboard) routes() {
 	d.handle("GET /app/consolidations/{id}", d.page(d.consolidation))
 	// Mail (DECISIONS 21): the service's mailbox and the mail settings.
 	d.handle("GET /app/mail", d.page(d.mailList))
+	d.handle("GET /app/mail/settings", d.page(d.mailSettings))
+	d.handle("POST /app/mail/settings", d.write(d.saveMailSettings))
+	d.handle("POST /app/mail/settings/preview", d.write(d.previewMailSettings))
+	d.handle("POST /app/mail/settings/test", d.write(d.testMail))
 	d.handle("GET /app/mail/{id}", d.page(d.mailMessage))
 	d.handle("GET /app/mail/{id}/attachment", d.page(d.mailAttachment))
 	d.handle("GET /app/webhooks", d.page(d.webhooks))
