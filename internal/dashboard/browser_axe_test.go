@@ -58,14 +58,23 @@ func (c *chrome) checkA11y(page string) {
 // TestBrowserAccessibility checks the dashboard's pages with axe-core at a
 // desktop and a phone width.
 func TestBrowserAccessibility(t *testing.T) {
-	f := newFixture(t)
+	f := newFixture(t, "--sandbox-delay", "0")
 	buyer := f.buyer(t, f.key, "Buyer Sdn Bhd")
 	id := f.invoice(t, f.key, buyer, "INV-001")
+	// A Valid document (its mail delivery) and its kept message.
+	valid := f.validInvoice(t, "INV-002")
+	b := f.browser(t)
+	b.signIn(f.key)
+	msg := messageLink.FindStringSubmatch(b.get("/app/mail").body)
+	if msg == nil {
+		t.Fatal("no message on the Mail page")
+	}
 	c := newChrome(t, f.svc.URL)
 	c.visit("/app/signin", "signin")
 	c.signIn(f.key)
 	pages := []string{"/app/documents", "/app/documents/" + id, "/app/documents/new", "/app/buyers", "/app/sellers",
-		"/app/buyers/" + buyer, "/app/profile", "/app/received", "/app/receipts", "/app/consolidations", "/app/webhooks", "/app/no-such-page"}
+		"/app/buyers/" + buyer, "/app/profile", "/app/received", "/app/receipts", "/app/consolidations", "/app/webhooks", "/app/no-such-page",
+		"/app/documents/" + valid, "/app/mail", msg[1], "/app/mail/settings"}
 	for _, w := range []int64{1280, 375} {
 		c.run(chromedp.EmulateViewport(w, 900))
 		for _, p := range pages {

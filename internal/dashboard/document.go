@@ -22,6 +22,13 @@ type documentData struct {
 
 	// CanEdit: draft, ready or Invalid, editable through the form.
 	CanEdit bool
+
+	// ShowDelivery: a Valid or Cancelled document shows how it reached its
+	// buyer by mail (Delivery, nil when no message was written);
+	// CanDeliver: a Valid one may be sent again (Deliver: the form).
+	ShowDelivery, CanDeliver bool
+	Delivery                 *einvoice.DocumentDelivery
+	Deliver                  *form
 }
 
 // historyEntry is one event and who caused it.
@@ -40,6 +47,12 @@ func (d *Dashboard) document(w http.ResponseWriter, r *http.Request, u *user) {
 // renderDocument renders the document page, with the cancel form's error
 // when cancel was refused.
 func (d *Dashboard) renderDocument(w http.ResponseWriter, r *http.Request, u *user, status int, cancel *form) {
+	d.renderDocumentWith(w, r, u, status, cancel, nil)
+}
+
+// renderDocumentWith renders the document page, with the cancel or the
+// send again form's errors when one was refused.
+func (d *Dashboard) renderDocumentWith(w http.ResponseWriter, r *http.Request, u *user, status int, cancel, deliver *form) {
 	v, err := d.svc.ViewDocument(r.Context(), u.tenant(), r.PathValue("id"))
 	if err != nil {
 		d.renderError(w, r, u, err)
@@ -50,9 +63,12 @@ func (d *Dashboard) renderDocument(w http.ResponseWriter, r *http.Request, u *us
 		d.serverError(w, r, err)
 		return
 	}
-	data := documentData{DocumentView: v, Cancel: cancel}
+	data := documentData{DocumentView: v, Cancel: cancel, Deliver: deliver}
 	if data.Cancel == nil {
 		data.Cancel = &form{}
+	}
+	if data.Deliver == nil {
+		data.Deliver = &form{}
 	}
 	for _, e := range v.Events {
 		by := "the service"
@@ -72,6 +88,15 @@ func (d *Dashboard) renderDocument(w http.ResponseWriter, r *http.Request, u *us
 		// The issuer may cancel within 72 hours of validation.
 		at := v.Doc.Authority
 		data.CanCancel = at == nil || at.ValidatedAt == nil || d.now().Before(at.ValidatedAt.Add(einvoice.CancelWindow))
+		data.ShowDelivery, data.CanDeliver = true, true
+	case einvoice.StatusCancelled:
+		data.ShowDelivery = true
+	}
+	if data.ShowDelivery {
+		if data.Delivery, err = d.svc.DocumentDelivery(r.Context(), u.tenant(), v.Doc.ID); err != nil {
+			d.renderError(w, r, u, err)
+			return
+		}
 	}
 	d.render(w, r, status, "document", view{Title: documentTitle(v.Doc), Nav: "documents", User: u, Data: data})
 }

@@ -64,3 +64,19 @@ type fieldArgs struct {
 func fieldOf(f *form, name, label, typ string) fieldArgs {
 	return fieldArgs{Form: f, Name: name, Label: label, Type: typ}
 }
+
+// areaArgs is what the "textarea" partial shows: a labelled textarea of
+// rows lines, what was typed, and its error beside it.
+type areaArgs struct {
+	Form        *form
+	Name, Label string
+	Rows        int
+}
+
+// areaOf builds the "textarea" partial's arguments: (area .Form "name"
+// "Label" 8).
+func areaOf(f *form, name, label string, rows int) areaArgs {
+	return areaArgs{Form: f, Name: name, Label: label, Rows: rows}
+}
+
+func init() { funcs["area"] = areaOf }

@@ -13,6 +13,7 @@ var nav = []navEntry{
 	{"received", "Received", "/app/received"},
 	{"receipts", "Receipts", "/app/receipts"},
 	{"consolidations", "Consolidations", "/app/consolidations"},
+	{"mail", "Mail", "/app/mail"},
 	{"webhooks", "Webhooks", "/app/webhooks"},
 	{"profile", "Profile", "/app/profile"},
 }

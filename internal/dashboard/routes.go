@@ -31,6 +31,7 @@ func (d *Dashboard) routes() {
 	d.handle("POST /app/documents/{id}/validate", d.write(d.validateDocument))
 	d.handle("POST /app/documents/{id}/submit", d.write(d.submitDocument))
 	d.handle("POST /app/documents/{id}/cancel", d.write(d.cancelDocument))
+	d.handle("POST /app/documents/{id}/deliver", d.write(d.deliverDocument))
 
 	// Part D: received documents, receipts, consolidations, webhooks.
 	d.handle("GET /app/received", d.page(d.receivedList))
@@ -44,6 +45,14 @@ func (d *Dashboard) routes() {
 	d.handle("GET /app/consolidations", d.page(d.consolidations))
 	d.handle("POST /app/consolidations", d.write(d.createConsolidation))
 	d.handle("GET /app/consolidations/{id}", d.page(d.consolidation))
+	// Mail (DECISIONS 21): the service's mailbox and the mail settings.
+	d.handle("GET /app/mail", d.page(d.mailList))
+	d.handle("GET /app/mail/settings", d.page(d.mailSettings))
+	d.handle("POST /app/mail/settings", d.write(d.saveMailSettings))
+	d.handle("POST /app/mail/settings/preview", d.write(d.previewMailSettings))
+	d.handle("POST /app/mail/settings/test", d.write(d.testMail))
+	d.handle("GET /app/mail/{id}", d.page(d.mailMessage))
+	d.handle("GET /app/mail/{id}/attachment", d.page(d.mailAttachment))
 	d.handle("GET /app/webhooks", d.page(d.webhooks))
 	d.handle("GET /app/webhooks/new", d.page(d.newWebhook))
 	d.handle("POST /app/webhooks", d.write(d.createWebhook))
