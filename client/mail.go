@@ -149,7 +149,7 @@ type MailTemplate struct {
 }
 
 // MailSettings are the tenant's choices for sharing its Valid documents by
-// mail, with what the service tells of them (MailServer, Placeholders).
+// mail, with what the service tells of them (Sending, Placeholders).
 type MailSettings struct {
 	// Enabled: a document that turns Valid is mailed to its buyer.
 	Enabled    bool     `json:"enabled"`
@@ -160,9 +160,9 @@ type MailSettings struct {
 	Language string `json:"language"`
 	// Templates are by language, both always present.
 	Templates map[string]MailTemplate `json:"templates"`
-	// MailServer tells whether the operator configured a mail server:
+	// Sending tells whether the operator configured a mail server:
 	// without one every message is kept in the service's mailbox.
-	MailServer bool `json:"mailServer"`
+	Sending bool `json:"sending"`
 	// Placeholders are what the templates may use, as written.
 	Placeholders []string `json:"placeholders"`
 }

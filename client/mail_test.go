@@ -23,7 +23,7 @@ func TestMail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if saved.MailServer || len(saved.Placeholders) == 0 || saved.Templates[client.LanguageEnglish].Subject == "" ||
+	if saved.Sending || len(saved.Placeholders) == 0 || saved.Templates[client.LanguageEnglish].Subject == "" ||
 		saved.Templates[client.LanguageMalay].Body == "" || saved.Bcc == nil {
 		t.Fatalf("Settings = %+v, want both templates, placeholders and no mail server", saved)
 	}
@@ -44,8 +44,8 @@ func TestMail(t *testing.T) {
 	bad.Bcc = []string{"books@example.com", "not an address"}
 	bad.Templates = map[string]client.MailTemplate{client.LanguageMalay: {Subject: "{{.Nope}}", Body: "x"}}
 	_, err = c.Mail.UpdateSettings(ctx, bad)
-	if e := asError(t, err); e.StatusCode != 422 || e.Field("bcc[1]") == nil || e.Field("templates.ms.subject") == nil {
-		t.Errorf("bad settings: %v %v, want 422 naming bcc[1] and templates.ms.subject", e, e.Fields)
+	if e := asError(t, err); e.StatusCode != 422 || e.Field("bcc.1") == nil || e.Field("templates.ms.subject") == nil {
+		t.Errorf("bad settings: %v %v, want 422 naming bcc.1 and templates.ms.subject", e, e.Fields)
 	}
 
 	previews, err := c.Mail.Preview(ctx, nil)
@@ -117,8 +117,8 @@ func TestMail(t *testing.T) {
 		t.Errorf("Deliver to an address = %+v, %v", other, err)
 	}
 	_, err = c.Documents.Deliver(ctx, d.ID, []string{"ap@other.example", "nope"})
-	if e := asError(t, err); e.StatusCode != 422 || e.Field("to[1]") == nil {
-		t.Errorf("Deliver to a wrong address: %v %v, want 422 naming to[1]", e, e.Fields)
+	if e := asError(t, err); e.StatusCode != 422 || e.Field("to.1") == nil {
+		t.Errorf("Deliver to a wrong address: %v %v, want 422 naming to.1", e, e.Fields)
 	}
 
 	page, err := c.Mail.List(ctx, &client.MailListOptions{DocumentID: d.ID, State: client.MailKept})

@@ -144,9 +144,9 @@ func (s *Server) mailAttachment(w http.ResponseWriter, r *http.Request, k *einvo
 // with what the service tells of them.
 type mailSettingsJSON struct {
 	einvoice.MailSettings
-	// MailServer: whether the operator configured one (else messages are
+	// Sending: whether the operator configured a mail server (else messages are
 	// kept in the mailbox); Placeholders: what templates may use.
-	MailServer   bool     `json:"mailServer"`
+	Sending      bool     `json:"sending"`
 	Placeholders []string `json:"placeholders"`
 }
 
@@ -165,7 +165,7 @@ type mailSettingsRequest struct {
 func (mailSettingsRequest) echo() any { return mailSettingsJSON{} }
 
 func (s *Server) mailSettingsView(ms *einvoice.MailSettings) mailSettingsJSON {
-	return mailSettingsJSON{MailSettings: *ms, MailServer: s.svc.HasSender(), Placeholders: mail.Placeholders()}
+	return mailSettingsJSON{MailSettings: *ms, Sending: s.svc.HasSender(), Placeholders: mail.Placeholders()}
 }
 
 func (s *Server) getMailSettings(w http.ResponseWriter, r *http.Request, k *einvoice.APIKey) error {

@@ -128,7 +128,7 @@ func (s *Server) routes() {
 // receipt's).
 func (s *Server) methodsOnly(path string, allowed ...string) {
 	allow := strings.Join(allowed, ", ")
-	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		if slices.Contains(allowed, m) {
 			continue
 		}

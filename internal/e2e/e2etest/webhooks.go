@@ -18,7 +18,8 @@ var WebhookFlags = []string{"--webhook-allow-private", "--webhook-retry-base", "
 
 // AllEventTypes are the event types of documents.
 var AllEventTypes = []string{client.EventDocumentSubmitted, client.EventDocumentValid, client.EventDocumentInvalid,
-	client.EventDocumentCancelled, client.EventDocumentRejectionRequested, client.EventDocumentSubmissionFailed}
+	client.EventDocumentCancelled, client.EventDocumentRejectionRequested, client.EventDocumentSubmissionFailed,
+	client.EventDocumentDelivered, client.EventDocumentDeliveryFailed}
 
 // HookDelivery is one request a receiver got.
 type HookDelivery struct {

@@ -35,7 +35,7 @@ func TestMailbox(t *testing.T) {
 		if to := strs(m["to"]); len(to) != 1 || to[0] != "accounts@pembeli.example" {
 			t.Errorf("to = %v, want the buyer's address", to)
 		}
-		wantContains(t, "subject", e2etest.Str(m["subject"]), "MAIL-KEPT-1", "Demo")
+		wantContains(t, "subject", e2etest.Str(m["subject"]), "MAIL-KEPT-1", "Supplier's Name")
 		wantContains(t, "body", e2etest.Str(m["body"]), st.ValidationURL, "Pembeli Satu Sdn Bhd", "MYR ")
 		att := m["attachment"].(map[string]any)
 		pdf := raw.Send("GET", e2etest.Str(att["url"]), nil, "Accept", "application/pdf")
@@ -139,7 +139,7 @@ func TestMailBadInput(t *testing.T) {
 func settingsWith(settings map[string]any, field string, v any) map[string]any {
 	out := map[string]any{}
 	for k, x := range settings {
-		if k == "mailServer" || k == "placeholders" {
+		if k == "sending" || k == "placeholders" {
 			continue
 		}
 		out[k] = x

@@ -138,6 +138,8 @@ func secIDResource(path string) (resource, notFound string, ok bool) {
 		return "receipt", "RECEIPT_NOT_FOUND", true
 	case strings.HasPrefix(path, "/api/v1/consolidations/{id}"):
 		return "consolidation", "CONSOLIDATION_NOT_FOUND", true
+	case strings.HasPrefix(path, "/api/v1/mail/{id}"):
+		return "mail", "NOT_FOUND", true
 	}
 	return "", "", false
 }
@@ -178,6 +180,14 @@ func secRequestBody(t *testing.T, op secOp, o secOwned) any {
 		return map[string]any{"receipts": []any{e2etest.ReceiptBody(serial)}}
 	case "ReceiptInvoiceRequest":
 		return map[string]any{"buyerId": o.buyer}
+	case "DeliverRequest":
+		return map[string]any{"to": []string{"sec@pembeli.example"}}
+	case "MailTestRequest":
+		return map[string]any{"to": "sec@pembeli.example", "language": "ms"}
+	case "MailPreviewRequest":
+		return map[string]any{}
+	case "MailSettingsInput":
+		return map[string]any{"enabled": true, "senderName": "Changed by " + serial, "replyTo": "", "language": "en"}
 	case "WebhookInput", "WebhookUpdate":
 		return map[string]any{"url": "https://hooks.example.com/" + serial, "events": []string{client.EventDocumentValid}}
 	case "DocumentInput":
@@ -241,6 +251,8 @@ type secFixture struct {
 	receipt string
 	// consolidation is a consolidation of tenant A (September 2026).
 	consolidation string
+	// mail is the message of the Valid invoice (kept in the mailbox).
+	mail string
 }
 
 func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
@@ -259,6 +271,11 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 	f.ready = secReadyInvoice(t, f.api, "SEC-READY-1", f.buyer)
 	f.valid = secReadyInvoice(t, f.api, "SEC-VALID-1", f.buyer)
 	secSubmitValid(t, f.api, f.valid)
+	msgs, err := f.api.Mail.List(ctx, &client.MailListOptions{DocumentID: f.valid})
+	if e2etest.Must(t, msgs, err); len(msgs.Items) != 1 {
+		t.Fatalf("the Valid invoice has %d messages, want 1", len(msgs.Items))
+	}
+	f.mail = msgs.Items[0].ID
 	hook, err := f.api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/sec-a", Events: []string{client.EventDocumentValid}})
 	f.webhook = e2etest.Must(t, hook, err).ID
 	f.received = e2etest.PlantReceived(t, dsn, f.tenantA, "SEC-RECEIVED-1")
@@ -279,7 +296,7 @@ func newSecFixture(t *testing.T, dsn string, args ...string) *secFixture {
 }
 
 func (f *secFixture) ids() []string {
-	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received, f.receipt, f.consolidation}
+	return []string{f.tenantA, f.buyer, f.seller, f.draft, f.ready, f.valid, f.webhook, f.received, f.receipt, f.consolidation, f.mail}
 }
 
 // id is the fixture's object a typed call of c acts on: its buyer or
@@ -634,7 +651,7 @@ func TestSecurityObjectLevelAuthorization(t *testing.T) {
 		before := f.snapshot(t)
 		targets := map[string][]string{"buyer": {f.buyer}, "seller": {f.seller}, "document": {f.draft, f.ready, f.valid},
 			"webhook": {f.webhook}, "received": {f.received}, "receipt": {f.receipt},
-			"consolidation": {f.consolidation}}
+			"consolidation": {f.consolidation}, "mail": {f.mail}}
 		calls := 0
 		for _, op := range secOps(t) {
 			if !op.hasID() {
@@ -922,6 +939,8 @@ func TestSecurityFunctionLevelAuthorization(t *testing.T) {
 				return op.at(f.receipt)
 			case res == "consolidation":
 				return op.at(f.consolidation)
+			case res == "mail":
+				return op.at(f.mail)
 			case docFor[op.Path] != "":
 				return op.at(docFor[op.Path])
 			}
@@ -1315,7 +1334,7 @@ func TestSecurityResourceLimits(t *testing.T) {
 		hook, err := api.Webhooks.Create(ctx, &client.Webhook{URL: "https://hooks.example.com/limits", Events: []string{client.EventDocumentValid}})
 		hookID := e2etest.Must(t, hook, err).ID
 		ids := map[string]string{"buyer": buyer, "seller": sellerID, "document": draft, "webhook": hookID, "received": e2etest.NewID(), "receipt": e2etest.NewID(),
-			"consolidation": e2etest.NewID()}
+			"consolidation": e2etest.NewID(), "mail": e2etest.NewID()}
 
 		// A body just over the limit, valid JSON otherwise.
 		over := func(limit int) []byte {
