@@ -88,6 +88,9 @@ type Config struct {
 	MailFrom      string
 	SMTPCA        string
 	MailRetryBase time.Duration
+	// SMTPTimeout bounds the connection to the mail server and each of its
+	// commands.
+	SMTPTimeout time.Duration
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -96,7 +99,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		DatabaseURL: "einvoice.db", Addr: ":8080", RateLimit: 60, RateWindow: time.Minute,
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, AutoConsolidate: true, Workers: 2, SubmitWait: 10 * time.Second,
-		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second, MailRetryBase: 30 * time.Second,
+		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second, MailRetryBase: 30 * time.Second, SMTPTimeout: 30 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 	var errs []error
@@ -154,7 +157,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	for name, dst := range map[string]*time.Duration{"EINVOICE_RATE_WINDOW": &c.RateWindow,
 		"EINVOICE_SHUTDOWN_TIMEOUT": &c.ShutdownTimeout, "EINVOICE_KEY_CACHE_TTL": &c.KeyCacheTTL,
 		"EINVOICE_SANDBOX_DELAY": &c.SandboxDelay, "EINVOICE_SUBMIT_WAIT": &c.SubmitWait, "EINVOICE_WEBHOOK_RETRY_BASE": &c.WebhookRetryBase,
-		"EINVOICE_MAIL_RETRY_BASE":        &c.MailRetryBase,
+		"EINVOICE_MAIL_RETRY_BASE": &c.MailRetryBase, "EINVOICE_SMTP_TIMEOUT": &c.SMTPTimeout,
 		"EINVOICE_RECEIVED_POLL_INTERVAL": &c.ReceivedPollInterval,
 		"EINVOICE_READ_HEADER_TIMEOUT":    &c.ReadHeaderTimeout, "EINVOICE_READ_TIMEOUT": &c.ReadTimeout,
 		"EINVOICE_WRITE_TIMEOUT": &c.WriteTimeout, "EINVOICE_IDLE_TIMEOUT": &c.IdleTimeout} {
@@ -205,6 +208,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.SMTPURL, "smtp-url", c.SMTPURL, "the mail server: smtp://user:pass@host:587 (STARTTLS required), smtps://user:pass@host:465, or smtp+insecure://127.0.0.1:25 (loopback only) (env EINVOICE_SMTP_URL; default: none, messages are kept in the service's mailbox)")
 	fs.StringVar(&c.MailFrom, "mail-from", c.MailFrom, "the address mail is sent from, e.g. einvoice@example.com (env EINVOICE_MAIL_FROM; required with --smtp-url)")
 	fs.StringVar(&c.SMTPCA, "smtp-ca", c.SMTPCA, "PEM file of a certificate authority the mail server's certificate may chain to, besides the system's (env EINVOICE_SMTP_CA)")
+	fs.DurationVar(&c.SMTPTimeout, "smtp-timeout", c.SMTPTimeout, "how long the mail server may take to connect and to answer each command (env EINVOICE_SMTP_TIMEOUT)")
 	fs.DurationVar(&c.MailRetryBase, "mail-retry-base", c.MailRetryBase, "first retry delay of a mail the server refused for now (4xx) or could not be reached for, doubled per attempt up to 1h, with jitter, for 3 days (env EINVOICE_MAIL_RETRY_BASE)")
 }
 
@@ -250,6 +254,9 @@ func (c *Config) validate() error {
 	}
 	if c.MailRetryBase < 10*time.Millisecond || c.MailRetryBase > time.Hour {
 		errs = append(errs, fmt.Errorf("mail retry base %s: want 10ms to 1h", c.MailRetryBase))
+	}
+	if c.SMTPTimeout < 100*time.Millisecond || c.SMTPTimeout > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("SMTP timeout %s: want 100ms to 10m", c.SMTPTimeout))
 	}
 	if c.SMTPURL == "" && (c.MailFrom != "" || c.SMTPCA != "") {
 		errs = append(errs, errors.New("--mail-from and --smtp-ca need --smtp-url (EINVOICE_SMTP_URL): without a mail server, messages are kept in the service's mailbox"))
