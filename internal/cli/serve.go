@@ -58,13 +58,19 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		ln.Close()
 		return err
 	}
+	mailSender, err := newMailSender(cfg, logger.With("component", "mail"))
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	hookMetrics := newWebhookMetrics(reg)
 	svc := invoicing.New(invoicing.Options{Store: store, Authority: auth.client, SandboxAPI: auth.sandboxAPI, SandboxPortal: auth.sandboxPortal, SandboxTrust: auth.sandboxTrust(),
 		Now: m.now(), NewID: newID, Logger: logger.With("component", "submission"), KeyCacheTTL: cfg.KeyCacheTTL,
 		Wait: cfg.SubmitWait, Workers: cfg.Workers,
 		Webhooks: webhook.New(cfg.WebhookAllowPrivate), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		DeliveryWorkers: cfg.WebhookWorkers, RetryBase: cfg.WebhookRetryBase, OnDelivery: hookMetrics.delivery,
-		ReceivedInterval: cfg.receivedInterval(), AutoConsolidate: cfg.AutoConsolidate, PublicURL: cfg.publicURL(ln.Addr())})
+		ReceivedInterval: cfg.receivedInterval(), AutoConsolidate: cfg.AutoConsolidate, PublicURL: cfg.publicURL(ln.Addr()),
+		Mail: mailSender, MailRetryBase: cfg.MailRetryBase})
 	if t, key, err := svc.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err

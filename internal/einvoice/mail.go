@@ -120,7 +120,8 @@ type MailMessage struct {
 
 // OutgoingMail is a message as a MailSender sends it.
 type OutgoingMail struct {
-	// ID makes the Message-ID: the same message sent again has the same one.
+	// ID makes the Message-ID (so it holds no spaces, <, > nor @; a UUID
+	// does): the same message sent again has the same one.
 	ID          string
 	FromName    string
 	ReplyTo     string
@@ -140,7 +141,10 @@ type MailAttachment struct {
 // MailSender sends a message through the operator's mail server. commit is
 // called once the server accepted the sender, every recipient and the
 // whole message, just before the end of the data: when it fails the
-// message is abandoned (the server discards it), and the error returned.
+// message is abandoned (the server discards it), and its error returned
+// wrapped (not a MailSendError). An error after commit without the
+// server's answer (Code 0: the connection lost, the wait over) leaves the
+// outcome unknown: the message may have been delivered.
 type MailSender interface {
 	Send(ctx context.Context, m *OutgoingMail, commit func() error) error
 }
@@ -154,6 +158,9 @@ type MailSendError struct {
 }
 
 func (e *MailSendError) Error() string {
+	if e.Code == 0 {
+		return "sending mail: " + e.Message
+	}
 	return fmt.Sprintf("the mail server answered %d %s", e.Code, e.Message)
 }
 

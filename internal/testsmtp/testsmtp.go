@@ -14,6 +14,8 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +172,21 @@ func (s *Server) TLSConfig() *tls.Config {
 		return nil
 	}
 	return s.clientTLS.client.Clone()
+}
+
+// CAFile writes the server's certificate (its own authority) into a file
+// of t's temporary directory and returns its path: a service's --smtp-ca.
+// It fails t for a server without TLS.
+func (s *Server) CAFile(t testing.TB) string {
+	t.Helper()
+	if s.clientTLS == nil {
+		t.Fatal("testsmtp: CAFile of a server without TLS")
+	}
+	path := filepath.Join(t.TempDir(), "testsmtp-ca.pem")
+	if err := os.WriteFile(path, s.clientTLS.certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Messages returns the messages received so far, in order.

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
 	"sync"
@@ -16,6 +17,8 @@ import (
 // tlsPair is the server's TLS configuration and a client's trusting it.
 type tlsPair struct {
 	server, client *tls.Config
+	// certPEM is the certificate, PEM-encoded (a service's --smtp-ca).
+	certPEM []byte
 }
 
 // testTLS returns the process's test certificate (made once): self-signed,
@@ -48,8 +51,9 @@ var testTLS = sync.OnceValues(func() (*tlsPair, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return &tlsPair{
-		server: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12},
-		client: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		server:  &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12},
+		client:  &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 	}, nil
 })
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -95,16 +96,33 @@ func (s *Service) send(ctx context.Context, owner string, m *einvoice.MailMessag
 			err = fmt.Errorf("render the PDF: %w", err)
 		}
 	}
+	committed := false
 	if err == nil {
-		err = s.sender.Send(ctx, out, func() error { return s.store.MarkMailInFlight(ctx, owner, m.ID, s.now()) })
+		err = s.sender.Send(ctx, out, func() error {
+			if err := s.store.MarkMailInFlight(ctx, owner, m.ID, s.now()); err != nil {
+				return err
+			}
+			committed = true
+			return nil
+		})
 	}
 	at := s.now()
 	m.Attempts++
 	m.UpdatedAt = at
 	var refused *einvoice.MailSendError
+	answered := errors.As(err, &refused) && refused.Code != 0
 	switch {
 	case err == nil:
 		m.State, m.SentAt, m.LastError = einvoice.MailSent, &at, ""
+	case committed && !answered && errors.Is(err, os.ErrDeadlineExceeded):
+		// The end of the data went out and its answer did not come in
+		// time: the server may still take the message (RFC 1047). Never
+		// sent twice. (A connection closed without an answer is tried
+		// again: a server takes a message only by answering 250, RFC 5321
+		// section 6.1; so is a worker killed before the in-flight mark.)
+		m.State, m.Unconfirmed, m.SentAt = einvoice.MailSent, true, &at
+		m.LastError = einvoice.Truncate("the mail server did not answer the end of the message in time ("+err.Error()+
+			"): it was not sent again, to never send it twice (send it again if the recipient did not receive it)", 500)
 	case errors.Is(err, einvoice.ErrWrongState):
 		return // the lease was lost before the end of the data: another worker has it
 	case errors.As(err, &refused) && !refused.Temporary:
