@@ -219,11 +219,11 @@ func splitAddresses(s string) []string {
 	return out
 }
 
-// addressErrors moves the errors of each address ("to[2]") beside the
+// addressErrors moves the errors of each address ("to.2") beside the
 // field that lists them ("to"), naming the address.
 func addressErrors(f *form, field string, addrs []string) {
 	for i, a := range addrs {
-		k := fmt.Sprintf("%s[%d]", field, i)
+		k := fmt.Sprintf("%s.%d", field, i)
 		for _, msg := range f.Errors[k] {
 			f.Errors[field] = append(f.Errors[field], fmt.Sprintf("%q %s.", a, msg))
 		}

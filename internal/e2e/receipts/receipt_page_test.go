@@ -70,6 +70,12 @@ func TestRequestPageBuyerWithTIN(t *testing.T) {
 		if buyer.TIN != "C21638015020" || buyer.Name != "Hebat Sdn. Bhd." || !buyer.IsReady {
 			t.Errorf("buyer %+v", buyer)
 		}
+		// Its mail goes to the address given in the form (kept in the
+		// mailbox: no mail server here).
+		mail := e2etest.Got(api.Mail.List(ctx, &client.MailListOptions{DocumentID: inv.ID}))(t)
+		if len(mail.Items) != 1 || len(mail.Items[0].To) != 1 || mail.Items[0].To[0] != buyerFormEmail(t) || inv.EmailDelivery == nil {
+			t.Errorf("the converted invoice's mail %+v (emailDelivery %+v), want one to the form's address", mail.Items, inv.EmailDelivery)
+		}
 
 		// The same form again (a double post): the page, nothing new.
 		again := b.Submit(rc.RequestURL, e2etest.BuyerForm(form.CSRF(t)))
@@ -525,4 +531,10 @@ func TestRequestPageResumesAfterCrash(t *testing.T) {
 			t.Errorf("%d documents, want 1", n)
 		}
 	})
+}
+
+// buyerFormEmail is the e-mail address e2etest.BuyerForm gives.
+func buyerFormEmail(t *testing.T) string {
+	t.Helper()
+	return e2etest.BuyerForm("x").Get("email")
 }
