@@ -101,7 +101,7 @@ type Options struct {
 	// Mail sends the mail outbox through the operator's mail server; when
 	// nil, messages are kept in the service's mailbox (DECISIONS 21).
 	Mail einvoice.MailSender
-	// MailWorkers is the number of mail sending workers (2); MailRetryBase
+	// MailWorkers is the number of mail sending workers (1); MailRetryBase
 	// the first retry delay of a temporary failure (30 s).
 	MailWorkers   int
 	MailRetryBase time.Duration

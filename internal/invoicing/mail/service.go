@@ -42,7 +42,7 @@ type Options struct {
 	// Notify is called after events were written (wakes the webhook
 	// delivery workers); nothing when nil.
 	Notify func()
-	// Workers is the number of sending workers Run starts (2).
+	// Workers is the number of sending workers Run starts (1).
 	Workers int
 	// RetryBase is the first retry delay of a temporary failure (30 s, with
 	// jitter); it doubles per attempt up to an hour, for MailRetryFor.
@@ -87,7 +87,7 @@ func New(o Options) *Service {
 		s.notify = func() {}
 	}
 	if s.workers <= 0 {
-		s.workers = 2
+		s.workers = 1
 	}
 	if s.retryBase <= 0 {
 		s.retryBase = 30 * time.Second
