@@ -14,6 +14,7 @@ import (
 // before, between and after the positional arguments, "--", boolean flags,
 // values that look like flags, and the refusals.
 func TestFlagSetParse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -74,6 +75,7 @@ func TestFlagSetParse(t *testing.T) {
 // TestFlagSetHelp: -h, wherever it stands, prints the usage to stdout and
 // is not an error of the command line.
 func TestFlagSetHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"ID", "--help"}, {"--db", "a.db", "-help", "ID"}} {
 		var out strings.Builder
 		m := &Main{Stdout: &out}

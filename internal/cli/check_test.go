@@ -17,6 +17,7 @@ import (
 // expired certificate stored it fails (exit status 1), naming the step and
 // saying what to do.
 func TestCheckCommand(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.SQLite(t)
 	const tin = "C2584563200"
 	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Check Sdn. Bhd.", "--tin", tin, "--id-value", "202001012345")

@@ -27,6 +27,7 @@ import (
 // {SANDBOX} the sandbox's, {TENANT} a tenant's id and {KEY} the id of a key
 // made for the row.
 func TestCommandLines(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.SQLite(t)
 	sandboxDB := testdb.SQLite(t)
 	outDir := t.TempDir()
@@ -136,6 +137,7 @@ func TestCommandLines(t *testing.T) {
 
 // TestCLI covers the scriptable administration commands.
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.SQLite(t)
 	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Scripted Sdn. Bhd.", "--tin", "C1234567890", "--msic", "62010")
 	id = strings.TrimSpace(id)
@@ -182,6 +184,7 @@ func TestCLI(t *testing.T) {
 // or the one after it in the making (vX.Y.Z+dev), and serve's startup line
 // logs the same string.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	if !regexp.MustCompile(`^v\d+\.\d+\.\d+(\+dev)?$`).MatchString(cli.Version) {
 		t.Errorf("cli.Version = %q; want vX.Y.Z or vX.Y.Z+dev", cli.Version)
 	}
@@ -198,6 +201,7 @@ func TestVersion(t *testing.T) {
 // that version, so that a release build need not edit the source. It builds
 // the binary (a few seconds; skipped with -short).
 func TestVersionLdflags(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

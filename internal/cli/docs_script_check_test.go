@@ -10,6 +10,7 @@ import (
 // TestCheckAnswerShape: a `# =>` comment passes only when the answer has
 // every field it names, with the values it shows (examples excepted).
 func TestCheckAnswerShape(t *testing.T) {
+	t.Parallel()
 	answer := `{"success":true,"data":{"id":"01a2","status":"Valid","document_uuid":"CZBCXJKIJ6TJZYGUNYHXF8F83U",` +
 		`"validated_at":"2026-11-23T19:29:40Z","rejected":[],"taxRate":6,"tinCheck":{"status":"verified"}}}` + "\n"
 	for _, c := range []struct {
@@ -40,6 +41,7 @@ func TestCheckAnswerShape(t *testing.T) {
 // no marker goes where it would change what bash runs: inside a quoted
 // string, a here-document, a loop or a command continued on the next line.
 func TestDocScript(t *testing.T) {
+	t.Parallel()
 	var lines []shellLine
 	for i, l := range []string{
 		`echo '{"a": 1}'`,
@@ -97,6 +99,7 @@ func TestDocScript(t *testing.T) {
 // TestCheckAnswerText: a comment that shows no JSON field passes when its
 // lines appear in the answer in order, "..." standing for any text.
 func TestCheckAnswerText(t *testing.T) {
+	t.Parallel()
 	answer := "HTTP/1.1 201 Created\r\nIdempotent-Replayed: true\r\n\r\n{}\nclient_id: 5f0c\nclient_secret: XYZ\n303\n"
 	for _, c := range []struct {
 		comment string
@@ -119,6 +122,7 @@ func TestCheckAnswerText(t *testing.T) {
 // TestParseDocPage: blocks with their language, section and norun reason;
 // the malformed fences and stray norun comments named.
 func TestParseDocPage(t *testing.T) {
+	t.Parallel()
 	p := parseDocPage("page.md", strings.Join([]string{
 		"# Title",
 		"## Start",
@@ -170,6 +174,7 @@ func TestParseDocPage(t *testing.T) {
 // TestShellProblems: each rule of the shell blocks finds what breaks it,
 // and nothing in lines that keep them.
 func TestShellProblems(t *testing.T) {
+	t.Parallel()
 	good := strings.Join([]string{
 		"```sh",
 		"KEY=eik_...",
@@ -233,6 +238,7 @@ func TestShellProblems(t *testing.T) {
 // and its #fragment a heading of the Markdown page it points to; links
 // elsewhere, and links in code, are not checked.
 func TestLinkProblems(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"README.md":       "# einvoice\n## The two commands\n## The two commands\n",
 		"docs/api.md":     "# The API, step by step\n## Tenants and keys\n",

@@ -49,6 +49,7 @@ const maxReadmeLines = 200
 // logs the blocks it skipped. It needs the binary, so it skips under
 // -short; TestDocsRules checks the rules that need no binary.
 func TestDocsBlocks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the docs' blocks run against the built binary: not under -short")
 	}
@@ -394,6 +395,7 @@ func checkDocumentStatus(t *testing.T, r docRun, serial string, statuses ...clie
 // docs/*.md names a file of the repository, and its #fragment a heading of
 // the page it points to.
 func TestDocsRules(t *testing.T) {
+	t.Parallel()
 	pages := loadDocPages(t)
 	if len(pages) < 2 || pages[0].path != "README.md" {
 		t.Fatalf("pages %v, want README.md and docs/*.md", pages)

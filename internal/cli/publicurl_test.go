@@ -12,6 +12,7 @@ import (
 // receipts' request URLs, checked at start; by default http:// and the
 // address listened on, 127.0.0.1 for an unspecified host.
 func TestPublicURL(t *testing.T) {
+	t.Parallel()
 	cfg, err := envDefaults(env(map[string]string{"EINVOICE_PUBLIC_URL": "https://env.example.com"}))
 	if err != nil {
 		t.Fatal(err)

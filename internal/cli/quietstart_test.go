@@ -17,6 +17,7 @@ import (
 // the migrations in one line, and then, idle (the received-documents
 // poller calling the built-in sandbox every 10 s), logs nothing at info.
 func TestQuietStart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &servetest.Buffer{}, &servetest.Buffer{}
 	ready := make(chan string, 1)

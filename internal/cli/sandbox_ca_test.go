@@ -17,6 +17,7 @@ import (
 // (repeatable, each a comma list), and every certificate of each file is
 // read; a missing or empty file is an error naming the flag.
 func TestSandboxTrustCAConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := testcert.NewCA(t, "A"), testcert.NewCA(t, "B")
 	both := filepath.Join(dir, "both.pem")

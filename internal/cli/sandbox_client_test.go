@@ -19,6 +19,7 @@ import (
 // add` logs in to the standalone sandbox bound to its TIN; a client id the
 // sandbox does not know is refused.
 func TestSandboxClientAdd(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.SQLite(t)
 	out := mustCLI(t, dsn, "sandbox", "client", "add", "--tin", "C20000000010", "--name", "Alpha Sdn. Bhd.", "--id-value", "202001234567")
 	m := regexp.MustCompile(`^client_id: (\S+)\nclient_secret: (\S+)\n$`).FindStringSubmatch(out)

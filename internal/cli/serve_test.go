@@ -15,6 +15,7 @@ import (
 // TestShutdownDrains: cancelling serve (SIGTERM) lets it finish cleanly and
 // closes the port.
 func TestShutdownDrains(t *testing.T) {
+	t.Parallel()
 	svc := servetest.Start(t, testdb.SQLite(t))
 	c := newAPIClient(t, svc.URL, svc.DemoKey)
 	if _, err := c.Profile.Get(t.Context()); err != nil {

@@ -26,6 +26,7 @@ import (
 // once, the secret key file was made once and sealed every tenant's
 // secrets, and the demo tenant exists once.
 func TestStartTogetherSQLite(t *testing.T) {
+	t.Parallel()
 	const rounds, serves, creates, migrates = 10, 2, 4, 2
 	bin := servetest.Build(t)
 	migrations, err := filepath.Glob(filepath.Join("..", "sqlstore", "migrations", "sqlite", "*.sql"))

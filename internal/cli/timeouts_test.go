@@ -14,6 +14,7 @@ import (
 // TestServerTimeouts: the HTTP server's timeouts are settings, from a flag
 // or a variable, checked once.
 func TestServerTimeouts(t *testing.T) {
+	t.Parallel()
 	cfg, err := envDefaults(env(map[string]string{"EINVOICE_IDLE_TIMEOUT": "3m", "EINVOICE_READ_HEADER_TIMEOUT": "2s"}))
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +43,7 @@ func TestServerTimeouts(t *testing.T) {
 // are those the API's security tests rely on (TestSecuritySlowClient of
 // internal/e2e drives them over the wire).
 func TestServerLimits(t *testing.T) {
+	t.Parallel()
 	cfg, err := envDefaults(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

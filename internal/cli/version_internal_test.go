@@ -14,6 +14,7 @@ import (
 // release heading, followed by "+dev" exactly while the [Unreleased] section
 // has entries. A release edits both; so does the first entry after it.
 func TestVersionMatchesChangelog(t *testing.T) {
+	t.Parallel()
 	cl := readChangelog(t, "../../CHANGELOG.md")
 	if len(cl.releases) == 0 {
 		t.Fatal("CHANGELOG.md has no release heading (## [vX.Y.Z] - YYYY-MM-DD)")
@@ -32,6 +33,7 @@ func TestVersionMatchesChangelog(t *testing.T) {
 // below the one above it and dated no later, so that "the newest release" is
 // the first heading.
 func TestChangelogVersions(t *testing.T) {
+	t.Parallel()
 	cl := readChangelog(t, "../../CHANGELOG.md")
 	for i := 1; i < len(cl.releases); i++ {
 		newer, older := cl.releases[i-1], cl.releases[i]
@@ -44,6 +46,7 @@ func TestChangelogVersions(t *testing.T) {
 // TestReadChangelog: the parser finds the Unreleased entries and the
 // headings, and ignores the entries' continuation lines and the comment.
 func TestReadChangelog(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		text       string

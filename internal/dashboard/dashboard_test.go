@@ -10,6 +10,7 @@ import (
 
 // TestSignInListDetailSignOut: the path of a person, without a browser.
 func TestSignInListDetailSignOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	b := f.browser(t)
@@ -35,6 +36,7 @@ func TestSignInListDetailSignOut(t *testing.T) {
 
 // TestWrongKey: an unknown key is refused beside the field; no cookie.
 func TestWrongKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	p := b.post("/app/signin", url.Values{"key": {"eik_wrongwrongwrongwrongwrongwrongwrongwrongwro"}, "csrf": {b.csrf("/app/signin")}})
@@ -45,6 +47,7 @@ func TestWrongKey(t *testing.T) {
 
 // TestSecurityHeaders: every answer forbids framing and foreign origins.
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	for _, path := range []string{"/app/signin", "/app/nowhere", "/app/documents"} {
@@ -63,6 +66,7 @@ func TestSecurityHeaders(t *testing.T) {
 // TestCSRF: a POST without the token, with another session's, or from
 // another origin is refused and changes nothing.
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	alice, mallory := f.browser(t), f.browser(t)
@@ -95,6 +99,7 @@ func TestCSRF(t *testing.T) {
 
 // TestOtherTenant: a session of tenant B does not see tenant A's document.
 func TestOtherTenant(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	_, keyB := f.newTenant(t, "Other Sdn. Bhd.")
@@ -123,6 +128,7 @@ func TestOtherTenant(t *testing.T) {
 // TestExpiredSession: a session unused for longer than the idle timeout,
 // or older than its lifetime, or of a revoked key, is over.
 func TestExpiredSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)
@@ -156,6 +162,7 @@ func TestExpiredSession(t *testing.T) {
 
 // TestReadOnlyKey: no write button rendered, and a write POST refused.
 func TestReadOnlyKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
@@ -175,6 +182,7 @@ func TestReadOnlyKey(t *testing.T) {
 
 // TestHTMLEscaped: a buyer named <script>alert(1)</script> is text.
 func TestHTMLEscaped(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "<script>alert(1)</script>"), "<b>INV</b>")
 	b := f.browser(t)
@@ -192,6 +200,7 @@ func TestHTMLEscaped(t *testing.T) {
 
 // TestCSV: the export of the current filter, quoted, formulas guarded.
 func TestCSV(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	f.invoice(t, f.key, buyer, "=HYPERLINK(1)")
@@ -211,6 +220,7 @@ func TestCSV(t *testing.T) {
 // leads to the dashboard; an API client and any other method get the
 // JSON 404 of a path no route knows.
 func TestServiceRootLeadsBrowsers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	req, _ := http.NewRequest(http.MethodGet, f.svc.URL+"/", nil)

@@ -27,6 +27,7 @@ var locationID = regexp.MustCompile(`^/app/documents/([^/]+)$`)
 // buyer refused beside their inputs, what was typed kept; lines added and
 // removed without script; saved, the document is the API's.
 func TestDocumentFormCreate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "Hebat <b>Group</b>")
 	b := f.browser(t)
@@ -145,6 +146,7 @@ func TestDocumentFormCreate(t *testing.T) {
 // another tenant's document is a 404; a read-only key and a POST without
 // the CSRF token are refused.
 func TestDocumentFormEdit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0")
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	id := f.invoice(t, f.key, buyer, "E-001")
@@ -231,6 +233,7 @@ func TestDocumentFormEdit(t *testing.T) {
 // period, the Incoterms), also after a line above it is removed; the
 // totals count the kept tax.
 func TestDocumentFormEditKeeps(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	line := func(desc string) client.Line {

@@ -14,6 +14,7 @@ import (
 // code and PDF (framable by our own pages only), and cancel: without a
 // reason refused beside the field, with one done.
 func TestDocumentLifecycle(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0")
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	b := f.browser(t)

@@ -13,6 +13,7 @@ import (
 // search and the issue-date period filter both; a wrong date is shown
 // beside its field.
 func TestDocumentsPagingAndFilter(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--rate-limit", "1000")
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	for i := range 130 {

@@ -13,6 +13,7 @@ import (
 // with neither Origin nor Referer (403, nothing done); a post that names
 // our origin only by its Referer is welcome.
 func TestEveryFormRefusesForeignPosts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	id := f.invoice(t, f.key, buyer, "INV-001")

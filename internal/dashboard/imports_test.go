@@ -9,6 +9,7 @@ import (
 // it renders through internal/invoicing only, never a second way to the
 // data.
 func TestImports(t *testing.T) {
+	t.Parallel()
 	pkg, err := build.ImportDir(".", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestImports(t *testing.T) {
 // TestAssetsSmall: every asset is well under 100 KB (uncompressed, so
 // compressed too).
 func TestAssetsSmall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	p := b.get("/app/static/app.css")

@@ -74,6 +74,7 @@ var messageLink = regexp.MustCompile(`href="(/app/mail/[0-9a-f-]{36})"`)
 // queues a test message. A read-only key sees no write control and its
 // posts are refused; another tenant's message is a 404.
 func TestMail(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0", "--rate-limit", "100000")
 	id := f.validInvoice(t, "INV-001")
 	doc := "/app/documents/" + id

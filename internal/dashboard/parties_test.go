@@ -18,6 +18,7 @@ func buyerForm(csrf, name string) url.Values {
 // TestBuyersEscaped: a buyer named <script>alert(1)</script> shows as text
 // on the list and its page, marked ready.
 func TestBuyersEscaped(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.buyer(t, f.key, "<script>alert(1)</script>")
 	b := f.browser(t)
@@ -43,6 +44,7 @@ func TestBuyersEscaped(t *testing.T) {
 // kept), create, edit, delete refused while in use and done when not;
 // CSRF, read-only and another tenant's ids refused.
 func TestBuyerForms(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)
@@ -136,6 +138,7 @@ func TestBuyerForms(t *testing.T) {
 // TestSellerForms: an on-behalf seller created through its form, with the
 // seller's own fields; a draft one listed as not ready with the reason.
 func TestSellerForms(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)
@@ -179,6 +182,7 @@ func TestSellerForms(t *testing.T) {
 
 // TestBuyersPaged: 26 buyers make two pages, the search kept in the links.
 func TestBuyersPaged(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for i := range 26 {
 		f.buyer(t, f.key, "Kedai "+strings.Repeat("x", i+1))

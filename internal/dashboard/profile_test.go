@@ -40,6 +40,7 @@ func (b *browser) postFiles(path string, fields url.Values, files map[string][2]
 // beside its field with what was typed kept; read-only sees no form and
 // is refused; CSRF refused.
 func TestProfileForm(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)
@@ -101,6 +102,7 @@ func TestProfileForm(t *testing.T) {
 // and a PKCS#12 accepted and shown as GET /profile shows them; the go-live
 // check's steps listed.
 func TestAuthorityForm(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)

@@ -29,6 +29,7 @@ func (f *fixture) receipt(t *testing.T, key, number string, at time.Time) string
 // refused without the CSRF token, for a read-only key and for another
 // tenant (404), and done for an open receipt.
 func TestReceipts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--rate-limit", "100000")
 	now := time.Now()
 	var first string
@@ -121,6 +122,7 @@ func lastMonth(now time.Time) (string, time.Time) {
 // month; a read-only key sees no form and its post is refused; a post
 // without the CSRF token is refused; another tenant's is a 404.
 func TestConsolidations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0", "--rate-limit", "100000")
 	month, at := lastMonth(time.Now())
 	rid := f.receipt(t, f.key, "C-001", at)

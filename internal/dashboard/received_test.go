@@ -16,6 +16,7 @@ import (
 // done, and after the 72 hours the form is gone and a reject posted anyway
 // is refused with the service's message.
 func TestReceived(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, receivedArgs...)
 	tenantB, keyB := f.receiver(t)
 	buyer := f.buyer(t, f.key, "Hebat Group")

@@ -16,6 +16,7 @@ import (
 // stays a 422; an error without a code is a 500 that names the request id
 // and nothing of the error.
 func TestRefusalsKeepTheirStatus(t *testing.T) {
+	t.Parallel()
 	d := New(Options{})
 	for _, c := range []struct {
 		err        error

@@ -17,6 +17,7 @@ import (
 // the 28th; the times of its history are Malaysian, labelled MYT, and
 // machine-readable in their datetime attribute (DECISIONS 19).
 func TestMalaysianTime(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	at := time.Date(2026, 11, 27, 16, 35, 0, 0, time.UTC)
 	d, err := f.api(f.key).Documents.Create(t.Context(), &client.Document{BuyerID: f.buyer(t, f.key, "Hebat Group"),
@@ -64,6 +65,7 @@ func TestMalaysianTime(t *testing.T) {
 // Malaysian date, stored as its midnight in Malaysia, and shown back as
 // typed.
 func TestIssueDateFormMalaysian(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
 	b.signIn(f.key)

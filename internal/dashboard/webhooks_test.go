@@ -35,6 +35,7 @@ var secretShown = regexp.MustCompile(`whsec_[0-9a-f]{64}`)
 // and its posts are refused; posts without the CSRF token are refused;
 // another tenant's webhook is a 404.
 func TestWebhooks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--webhook-allow-private", "--rate-limit", "100000")
 	srv, hits := hookEndpoint(t, http.StatusNoContent)
 	b := f.browser(t)

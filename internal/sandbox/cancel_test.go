@@ -9,6 +9,7 @@ import (
 )
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server(func(o *sandbox.Options) { o.Delay = 10 * time.Second })
 		c := login(t, hs.URL, "erp-1", "")
@@ -63,6 +64,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestActiveReferencingDocuments(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -89,6 +91,7 @@ func TestActiveReferencingDocuments(t *testing.T) {
 }
 
 func TestReject(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")

@@ -15,6 +15,7 @@ import (
 // first, then what Options.Taxpayers finds; nothing for an unbound TIN. On
 // both engines.
 func TestBoundIdentity(t *testing.T) {
+	t.Parallel()
 	dsns := map[string]string{"sqlite": testdb.SQLite(t)}
 	if os.Getenv(testdb.EnvPostgres) != "" {
 		dsns["postgres"] = testdb.Postgres(t, os.Getenv)

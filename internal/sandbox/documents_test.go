@@ -12,6 +12,7 @@ import (
 )
 
 func TestGetSubmission(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -62,6 +63,7 @@ func TestGetSubmission(t *testing.T) {
 }
 
 func TestRawAndDetails(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -123,6 +125,7 @@ func TestRawAndDetails(t *testing.T) {
 
 // TestPortal: the validation link of a Valid document opens a page.
 func TestPortal(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sb, hs := e.server(func(o *sandbox.Options) { o.PortalURL = "http://example.test/sandbox/portal/" })
 		if sb.PortalURL() != "http://example.test/sandbox/portal" {
@@ -151,6 +154,7 @@ func TestPortal(t *testing.T) {
 // TestPortalDatabaseError: a failing database is a plain 500, not a 404,
 // and tells nothing of the failure.
 func TestPortalDatabaseError(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		closed, err := sql.Open("sqlite", "file::memory:")
 		if err != nil {

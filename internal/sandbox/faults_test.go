@@ -14,6 +14,7 @@ import (
 )
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sb, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -102,6 +103,7 @@ func TestFaults(t *testing.T) {
 
 // TestFaultsOverHTTP drives faults and statistics through /sandbox/*.
 func TestFaultsOverHTTP(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -154,6 +156,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 // cancelled, so the database call fails) is logged at info, not as an
 // internal error.
 func TestClientGoneIsNoError(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	eachEngine(t, func(t *testing.T, e *env) {
 		logs.Reset()

@@ -29,6 +29,7 @@ import (
 // self-billed type), the other parties' placeholders make each Invalid at
 // the taxpayer step, with the code of each such party.
 func TestSamplesAsPublished(t *testing.T) {
+	t.Parallel()
 	names, _ := filepath.Glob(filepath.Join(samplesDir, "*.json"))
 	if len(names) == 0 {
 		t.Skipf("official samples not found in %s", samplesDir)
@@ -102,6 +103,7 @@ func partyTINText(inv map[string]any, k string) string {
 // TIN is the logged-in taxpayer's (C20000000010) or the submission is
 // refused (refused).
 func TestTINRules(t *testing.T) {
+	t.Parallel()
 	refused := []string{"refused: IncorrectSubmitter"}
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
@@ -154,6 +156,7 @@ func TestTINRules(t *testing.T) {
 // TestValidateTINCrossCheck: a TIN bound to a client matches only its
 // taxpayer's id; any other TIN any id but one of nines.
 func TestValidateTINCrossCheck(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		// erp-1 is bound to C20000000010, BRN 202001234567.
@@ -186,6 +189,7 @@ func TestValidateTINCrossCheck(t *testing.T) {
 // by the sandbox's own test authority, or by an authority given to it, is
 // Valid.
 func TestSigningCertificates(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		other := testcert.NewCA(t, "Other Trusted CA")
 		sb, hs := e.server(func(o *sandbox.Options) {
@@ -261,6 +265,7 @@ func TestSigningCertificates(t *testing.T) {
 // server on it (a replica, a restart) trusts and prints the same one, and
 // its key is sealed in the table.
 func TestTestCAShared(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		a, _ := e.server()
 		b, _ := e.server()
@@ -397,6 +402,7 @@ func objectEnd(s string) int {
 // certificate: it must carry the TIN its client is bound to (DS311
 // otherwise, even the represented taxpayer's).
 func TestIntermediaryCertificate(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		now := e.clock.Now()

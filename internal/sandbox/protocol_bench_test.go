@@ -16,6 +16,7 @@ import (
 // recent documents. It logs the mean of 20 calls each; it runs only with
 // EINVOICE_SANDBOX_TIMINGS=1 (go test -run TestProtocolTimings -v).
 func TestProtocolTimings(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("EINVOICE_SANDBOX_TIMINGS") == "" {
 		t.Skip("set EINVOICE_SANDBOX_TIMINGS=1 to measure")
 	}

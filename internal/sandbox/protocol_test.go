@@ -18,6 +18,7 @@ import (
 
 // TestDocumentTypes: the three document-type calls.
 func TestDocumentTypes(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -120,6 +121,7 @@ func notificationsOf(t *testing.T, c *client, q url.Values, uuids ...string) (in
 // search and notifications, readable, and only it may reject it; only the
 // issuer cancels. A third client sees nothing of it.
 func TestReceivedDocuments(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		a := loginAs(t, hs.URL, "erp-a", supplierTIN)
@@ -207,6 +209,7 @@ func TestReceivedDocuments(t *testing.T) {
 
 // TestNotificationsFilters: the reference's filters and paging.
 func TestNotificationsFilters(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		a := loginAs(t, hs.URL, "erp-a", supplierTIN)
@@ -251,6 +254,7 @@ func TestNotificationsFilters(t *testing.T) {
 
 // TestRecentDocumentsFilters: the last 31 days only, with the filters.
 func TestRecentDocumentsFilters(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		a := loginAs(t, hs.URL, "erp-a", supplierTIN)
@@ -286,6 +290,7 @@ func TestRecentDocumentsFilters(t *testing.T) {
 // TestSearchTINAndQR: search TIN and taxpayer QR info answer from the
 // taxpayers bound to clients.
 func TestSearchTINAndQR(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sb, hs := e.server()
 		ctx := context.Background()

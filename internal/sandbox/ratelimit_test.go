@@ -11,6 +11,7 @@ import (
 )
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		limited := func(o *sandbox.Options) { o.RateLimits = true }
 		_, a := e.server(limited)
@@ -62,6 +63,7 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestNoRateLimitsByDefault(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		registry.ensure(t, hs.URL, "erp-1", supplierTIN, "")

@@ -14,6 +14,7 @@ import (
 // TestRestart: a new Server on the same database (after the first is gone)
 // knows the tokens, submissions and documents, and reveals verdicts on time.
 func TestRestart(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		delay := func(o *sandbox.Options) { o.Delay = time.Minute }
 		_, first := e.server(delay)
@@ -40,6 +41,7 @@ func TestRestart(t *testing.T) {
 // TestReplicas: two Servers on two pools of one database share tokens,
 // documents, duplicate detection and statistics.
 func TestReplicas(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sa, a := e.server()
 		_, b := e.server()

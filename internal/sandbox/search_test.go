@@ -11,6 +11,7 @@ import (
 )
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -121,6 +122,7 @@ func TestSearch(t *testing.T) {
 // search lists counts 10,000 (100 pages of 100), lists the newest 10,000,
 // and nothing past its last page.
 func TestSearchListsAtMost10000(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sb, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")

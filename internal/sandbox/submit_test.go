@@ -16,6 +16,7 @@ import (
 // TINs, the current time and the uuid of the original for notes) and wants
 // each accepted and Valid.
 func TestSubmitSamples(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -60,6 +61,7 @@ func TestSubmitSamples(t *testing.T) {
 
 // TestSubmitRejected covers each per-document rejection.
 func TestSubmitRejected(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -148,6 +150,7 @@ func TestSubmitRejected(t *testing.T) {
 // refused, 403 IncorrectSubmitter. An intermediary logs in only for the TINs
 // it represents.
 func TestSubmitOnBehalfOf(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		now := e.clock.Now()
@@ -206,6 +209,7 @@ func wantIncorrectSubmitter(t *testing.T, name string, r response) {
 
 // TestSubmitEnvelope covers the whole-submission refusals.
 func TestSubmitEnvelope(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -255,6 +259,7 @@ func TestSubmitEnvelope(t *testing.T) {
 // TestDuplicatePayload: the same body from the same client within 10
 // minutes is refused with 422 and Retry-After; another client may send it.
 func TestDuplicatePayload(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestNotFoundTIN(t *testing.T) {
+	t.Parallel()
 	for tin, want := range map[string]bool{
 		"IG999999999":    true,
 		"IG999999999999": true,
@@ -32,6 +33,7 @@ func TestNotFoundTIN(t *testing.T) {
 }
 
 func TestValidateTIN(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		sb, hs := e.server()
 		if err := sb.AddClient(context.Background(), sandbox.Client{ID: "erp-1", Secret: "s3cret", TIN: supplierTIN, IDType: "BRN", IDValue: "202001234567"}); err != nil {
@@ -95,6 +96,7 @@ func TestToken(t *testing.T) {
 // TestTokenIntermediary: an intermediary's token names the represented
 // taxpayer and the intermediary.
 func TestTokenIntermediary(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "agent", buyerTIN)

@@ -17,6 +17,7 @@ import (
 // TestVerdictAfterDelay: a document stays Submitted for Delay, then shows
 // its verdict, validated at received + Delay.
 func TestVerdictAfterDelay(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server(func(o *sandbox.Options) { o.Delay = 30 * time.Second })
 		c := login(t, hs.URL, "erp-1", "")
@@ -63,6 +64,7 @@ func TestVerdictAfterDelay(t *testing.T) {
 
 // TestInvalidRules covers each rule that makes an accepted document Invalid.
 func TestInvalidRules(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		badSig, badDigest := []byte("BAD-SIGNATURE"), []byte("BAD-DIGEST")
 		_, hs := e.server(func(o *sandbox.Options) {
@@ -133,6 +135,7 @@ func TestInvalidRules(t *testing.T) {
 // TestDuplicateDocument: DS302 for the same type, codeNumber, issue date and
 // time and issuer within two hours of a document that was not Invalid.
 func TestDuplicateDocument(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		badSig := []byte("BAD-SIGNATURE")
 		_, hs := e.server(func(o *sandbox.Options) {

@@ -169,6 +169,7 @@ func sampleTIN(root map[string]any, partyKey string) string {
 // original of their own format. A Valid XML document's raw is the XML as
 // submitted, and details and search show it as they show the JSON twin.
 func TestSubmitXMLSamples(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		_, verifying := e.server(func(o *sandbox.Options) { o.VerifySignature, o.VerifyXMLSignature = dsig.Verify, dsig.VerifyXML })
@@ -301,6 +302,7 @@ func xmlInvoice(code string, issued time.Time, extra string) doc {
 // ValidationError and a detail code, never a 5xx; XML and JSON documents
 // in one submission are refused whole (400 BadStructure).
 func TestSubmitXMLRejected(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server()
 		c := login(t, hs.URL, "erp-1", "")
@@ -426,6 +428,7 @@ func (c *client) submitRaw(body []byte) submitResult {
 // checked (Valid), and with one its failure is Step08 with the verifier's
 // code, as for JSON.
 func TestXMLSignature(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		var jsonCalls int
 		jsonVerifier := func(o *sandbox.Options) {

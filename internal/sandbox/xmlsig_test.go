@@ -68,6 +68,7 @@ func signXML(t *testing.T, unsigned []byte) []byte {
 // changed after signing, or the signing golden as published, it is
 // Invalid with DS322.
 func TestXMLSignatureVerified(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, e *env) {
 		_, hs := e.server(func(o *sandbox.Options) { o.VerifySignature, o.VerifyXMLSignature = dsig.Verify, dsig.VerifyXML })
 		c := login(t, hs.URL, "erp-1", "")

@@ -55,6 +55,7 @@ func open(t testing.TB, dsn string) *sqlstore.Store {
 
 // TestConformance runs the same suite against every engine.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	suite := map[string]func(t *testing.T, dsn string){
 		"Tenants":          testTenants,
 		"APIKeys":          testAPIKeys,

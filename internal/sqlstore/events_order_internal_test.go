@@ -20,6 +20,7 @@ import (
 // commits later with a lower seq); another tenant's events do not wait.
 // SQLite has one writer, which orders them already.
 func TestEventsCommitInSeqOrder(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t, os.Getenv)
 	ctx := context.Background()
 	s, err := Open(ctx, dsn, plainSealer{})

@@ -10,6 +10,7 @@ import (
 // TestLockFile: a held lock makes the next locker wait until its context
 // ends, and once released it is taken again.
 func TestLockFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "einvoice.db.lock")
 	unlock, err := lockFile(t.Context(), path)
 	if err != nil {

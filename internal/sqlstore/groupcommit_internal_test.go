@@ -58,6 +58,7 @@ func req(ctx context.Context, fn txFunc) *groupReq {
 // fails after writing, one breaks a constraint and one's caller gave up:
 // only their writes are undone, and every caller gets its own answer.
 func TestGroupCommitIsolatesFailures(t *testing.T) {
+	t.Parallel()
 	db := groupDB(t)
 	g := &groupCommitter{db: db}
 	errOwn := errors.New("own failure")
@@ -100,6 +101,7 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 // TestGroupCommitPanic: a transaction that panics fails alone, as an error,
 // and the committer (and the process) lives on.
 func TestGroupCommitPanic(t *testing.T) {
+	t.Parallel()
 	db := groupDB(t)
 	g := newGroupCommitter(db)
 	defer g.close()
@@ -125,6 +127,7 @@ func TestGroupCommitPanic(t *testing.T) {
 // transaction (as SQLite does on some errors): the group is run again one
 // by one, so the others' writes are still kept.
 func TestGroupCommitBrokenTransaction(t *testing.T) {
+	t.Parallel()
 	db := groupDB(t)
 	g := &groupCommitter{db: db}
 	bg := context.Background()
@@ -160,6 +163,7 @@ func TestGroupCommitBrokenTransaction(t *testing.T) {
 // TestGroupCommitGroups checks that concurrent writers do share commits and
 // that Close answers later callers.
 func TestGroupCommitGroups(t *testing.T) {
+	t.Parallel()
 	db := groupDB(t)
 	g := newGroupCommitter(db)
 	var rows int
@@ -194,6 +198,7 @@ func TestGroupCommitGroups(t *testing.T) {
 // another connection, sees the state it lost to (issue: a loser of two
 // concurrent submits re-read the document as still ready and answered 422).
 func TestGroupCommitAnswersFailuresAfterCommit(t *testing.T) {
+	t.Parallel()
 	db := groupDB(t)
 	g := &groupCommitter{db: db}
 	bg := context.Background()

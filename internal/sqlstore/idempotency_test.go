@@ -21,6 +21,7 @@ import (
 // the claim's token completes or releases; keys are per tenant; expired
 // keys are purged.
 func TestIdempotencyStore(t *testing.T) {
+	t.Parallel()
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			dsn := e.dsn(t)

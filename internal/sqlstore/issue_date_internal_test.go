@@ -29,6 +29,7 @@ func (plainSealer) Open(s string) ([]byte, error) { return []byte(s), nil }
 // a time that does not read, falls back to the next rule. Its Down undoes
 // it and Up applies again.
 func TestIssueDateBackfill(t *testing.T) {
+	t.Parallel()
 	for _, e := range []struct {
 		name string
 		dsn  func(t *testing.T) string

@@ -18,6 +18,7 @@ import (
 // (SQLite failed one process in five with "table meta already exists"
 // before its migrations took turns).
 func TestMigrateTogether(t *testing.T) {
+	t.Parallel()
 	const racers = 6
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
