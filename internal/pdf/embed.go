@@ -55,7 +55,7 @@ func embedFont(id fontID, f *face, runes []rune, add func(family string, def, z 
 			s.codes[r] = byte(32 + i)
 			fs.which[r] = len(fs.slots)
 		}
-		def, z, err := simpleFont(f, s.family, chunk)
+		def, z, err := cachedSimpleFont(f, s.family, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +152,42 @@ func simpleFont(f *face, family string, runes []rune) (def, z []byte, err error)
 	d.Diff = diff.String()
 	def, err = json.Marshal(d)
 	return def, z, err
+}
+
+// fontCache keeps the slots made lately: the documents of a tenant use
+// much the same characters, so most slots of a new PDF were made for an
+// earlier one (BenchmarkMail's profile: the slots were a quarter of a PDF's
+// CPU). Entries are immutable; the cache is emptied when it grows past
+// fontCacheMax.
+var fontCache struct {
+	sync.Mutex
+	m map[string]cachedFont
+}
+
+const fontCacheMax = 512
+
+type cachedFont struct{ def, z []byte }
+
+// cachedSimpleFont is simpleFont, from the cache when the same face,
+// family and runes were embedded before.
+func cachedSimpleFont(f *face, family string, runes []rune) (def, z []byte, err error) {
+	key := f.psName + "\x00" + family + "\x00" + string(runes)
+	fontCache.Lock()
+	c, ok := fontCache.m[key]
+	fontCache.Unlock()
+	if ok {
+		return c.def, c.z, nil
+	}
+	if def, z, err = simpleFont(f, family, runes); err != nil {
+		return nil, nil, err
+	}
+	fontCache.Lock()
+	if fontCache.m == nil || len(fontCache.m) >= fontCacheMax {
+		fontCache.m = make(map[string]cachedFont, fontCacheMax)
+	}
+	fontCache.m[key] = cachedFont{def, z}
+	fontCache.Unlock()
+	return def, z, nil
 }
 
 // subsetTag is the six capital letters that PDF puts before the name of a
