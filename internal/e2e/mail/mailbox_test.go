@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
 )
 
@@ -69,6 +71,22 @@ func TestMailbox(t *testing.T) {
 		}
 		if n := len(documentMessages(t, raw, id2)); n != 2 {
 			t.Errorf("%d messages after sending again, want 2", n)
+		}
+		// A self-billed invoice goes to the on-behalf seller (the supplier).
+		sp := e2etest.SampleSellerParty()
+		sp.Contact.Email = "sales@penjual.example"
+		seller, err := c.Sellers.Create(t.Context(), sp)
+		body := e2etest.SingleLineBody("MAIL-SB-1")
+		body["onBehalfSellerId"] = e2etest.Must(t, seller, err).ID
+		sb, err := c.Documents.Create(t.Context(), e2etest.DocOf(t, client.TypeSelfBilledInvoice, body))
+		sbID := e2etest.Must(t, sb, err).ID
+		e2etest.WantValidationPassed(t, c, "MAIL-SB-1", sbID)
+		_, err = c.Documents.Submit(t.Context(), sbID)
+		e2etest.Must(t, sbID, err)
+		e2etest.WaitStatusTyped(t, c, sbID, client.StatusValid, 30*time.Second)
+		if m := documentMessages(t, raw, sbID); len(m) != 1 || strs(m[0]["to"])[0] != "sales@penjual.example" ||
+			!strings.Contains(e2etest.Str(m[0]["subject"]), "Self Billed Invoice MAIL-SB-1") {
+			t.Errorf("a self-billed invoice's messages = %v, want one to the seller", m)
 		}
 		// A draft is not mailed.
 		draft := e2etest.ReadyInvoiceDoc(t, c, "MAIL-DRAFT-1", withMail)
