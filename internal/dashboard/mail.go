@@ -88,11 +88,10 @@ func init() {
 // mailNote is what a message's state means, as the API's note says it:
 // why it was not sent, or the error of a failed or retried attempt.
 func mailNote(m *einvoice.MailMessage) string {
+	if n := m.NotSent(); n != "" {
+		return n
+	}
 	switch m.State {
-	case einvoice.MailKept:
-		return "not sent: no mail server configured"
-	case einvoice.MailNotApplicable:
-		return "not sent: " + m.LastError
 	case einvoice.MailFailed:
 		return m.LastError
 	case einvoice.MailPending:

@@ -54,6 +54,22 @@ type DocumentDelivery struct {
 	MailID      string     `json:"mailId"`
 }
 
+// NotSentNoServer is why a kept message was not sent.
+const NotSentNoServer = "no mail server configured"
+
+// NotSent is why m was not sent ("not sent: no mail server configured",
+// "not sent: the buyer has no e-mail address"), or "" for a message that
+// was or will be sent: the note the API and the dashboard show.
+func (m *MailMessage) NotSent() string {
+	switch m.State {
+	case MailKept:
+		return "not sent: " + NotSentNoServer
+	case MailNotApplicable:
+		return "not sent: " + m.LastError
+	}
+	return ""
+}
+
 // Delivery returns the document delivery m tells of.
 func (m *MailMessage) Delivery() *DocumentDelivery {
 	d := &DocumentDelivery{State: string(m.State), To: m.To, SentAt: m.SentAt, Unconfirmed: m.Unconfirmed, Attempts: m.Attempts, MailID: m.ID}

@@ -9,9 +9,6 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing/mail"
 )
 
-// notSent is what a kept message says of itself.
-const notSent = "not sent: no mail server configured"
-
 // mailJSON is a message of the outbox in responses.
 type mailJSON struct {
 	ID            string              `json:"id"`
@@ -52,12 +49,10 @@ func mailView(m *einvoice.MailMessage) mailJSON {
 	if v.Bcc == nil {
 		v.Bcc = []string{}
 	}
+	v.Note = m.NotSent()
 	switch m.State {
-	case einvoice.MailKept:
-		v.Note = notSent
 	case einvoice.MailNotApplicable:
-		v.Note = "not sent: " + m.LastError
-		v.LastError = ""
+		v.LastError = "" // the reason is the note
 	case einvoice.MailPending:
 		next := m.NextAttemptAt
 		v.NextAttemptAt = &next
