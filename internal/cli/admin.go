@@ -20,6 +20,8 @@ var adminSynopses = map[string]string{
 	"key create":    "einvoice key create --tenant TENANT_ID [--name NAME] [--read-only] [--db DB]",
 	"key list":      "einvoice key list --tenant TENANT_ID [--db DB]",
 	"key revoke":    "einvoice key revoke [--db DB] KEY_ID    (KEY_ID as einvoice key list shows it)",
+	"user add":      "einvoice user add --tenant TENANT_ID --email E --role owner|admin|accountant|viewer [--name NAME] [--db DB]",
+	"user list":     "einvoice user list --tenant TENANT_ID [--db DB]",
 }
 
 // adminCommands lists the commands of group ("tenant" or "key"): create,
@@ -43,6 +45,8 @@ func (m *Main) admin(ctx context.Context, cfg Config, cmd string, args []string)
 		"key create":    m.keyCreate,
 		"key list":      m.keyList,
 		"key revoke":    m.keyRevoke,
+		"user add":      m.userAdd,
+		"user list":     m.userList,
 	}[cmd]
 	if !ok {
 		return commandError(fmt.Sprintf("unknown command %q", cmd))
@@ -61,7 +65,7 @@ func (m *Main) adminService(ctx context.Context, cfg *Config) (*invoicing.Servic
 	if err != nil {
 		return nil, nil, err
 	}
-	return newService(store, m.now()), func() { store.Close() }, nil
+	return invoicing.New(invoicing.Options{Store: store, Now: m.now(), NewID: newID, PublicURL: cfg.linkBase()}), func() { store.Close() }, nil
 }
 
 // tenantCreate is einvoice tenant create: it prints the new tenant's id.
@@ -206,4 +210,52 @@ func (m *Main) keyRevoke(ctx context.Context, cfg *Config, fs *flagSet, args []s
 	}
 	fmt.Fprintf(m.Stderr, "einvoice: key %s revoked\n", keyID)
 	return nil
+}
+
+// userAdd is einvoice user add: it makes the user of the e-mail (when new)
+// a member of the tenant with the role, and prints a one-time link that
+// sets its password (valid 7 days).
+func (m *Main) userAdd(ctx context.Context, cfg *Config, fs *flagSet, args []string) error {
+	tenantID := tenantFlag(fs)
+	email := fs.String("email", "", "the person's e-mail (required)")
+	role := fs.String("role", "", "owner, admin, accountant or viewer (required)")
+	name := fs.String("name", "", "the person's name (default: the e-mail)")
+	svc, closeStore, err := m.tenantService(ctx, cfg, fs, args, tenantID)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if *email == "" || *role == "" {
+		return fs.fail("--email and --role are required")
+	}
+	_, link, err := svc.AddUser(ctx, *tenantID, *email, *name, einvoice.Role(*role))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(m.Stdout, link)
+	return nil
+}
+
+// userList is einvoice user list: a table of the tenant's people.
+func (m *Main) userList(ctx context.Context, cfg *Config, fs *flagSet, args []string) error {
+	tenantID := tenantFlag(fs)
+	svc, closeStore, err := m.tenantService(ctx, cfg, fs, args, tenantID)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	ms, err := svc.Members(ctx, *tenantID)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tSECOND FACTOR\tNAME")
+	for _, mb := range ms {
+		second := "-"
+		if mb.User.TOTPEnabled {
+			second = "totp"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", mb.User.ID, mb.User.Email, mb.Role, second, mb.User.Name)
+	}
+	return tw.Flush()
 }

@@ -101,7 +101,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return m.migrate(ctx, cfg, rest)
 	case "sandbox":
 		return m.sandbox(ctx, cfg, rest)
-	case "tenant", "key":
+	case "tenant", "key", "user":
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			return commandError(fmt.Sprintf("%s: name the command first: einvoice %s %s", cmd, cmd, strings.Join(adminCommands(cmd), "|")))
 		}

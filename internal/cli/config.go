@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
 
@@ -91,6 +92,12 @@ type Config struct {
 	// SMTPTimeout bounds the connection to the mail server and each of its
 	// commands.
 	SMTPTimeout time.Duration
+	// OwnerEmail is the e-mail of the demo tenant's owner, made by the
+	// first start of an empty database.
+	OwnerEmail string
+	// Argon2MemoryKiB is the memory of a password hash (64 MiB); only tests
+	// lower it.
+	Argon2MemoryKiB int
 }
 
 // envDefaults reads the variables into a Config holding the defaults.
@@ -100,6 +107,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 		LogFormat: "text", LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second, KeyCacheTTL: 5 * time.Second,
 		SandboxDelay: 2 * time.Second, SandboxRateLimits: true, AutoConsolidate: true, Workers: 2, SubmitWait: 10 * time.Second,
 		WebhookWorkers: 4, WebhookRetryBase: 5 * time.Second, MailRetryBase: 30 * time.Second, SMTPTimeout: 30 * time.Second,
+		OwnerEmail: "owner@example.com", Argon2MemoryKiB: 64 * 1024,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 	var errs []error
@@ -119,6 +127,7 @@ func envDefaults(getenv func(string) string) (Config, error) {
 	str("EINVOICE_SMTP_URL", &c.SMTPURL)
 	str("EINVOICE_MAIL_FROM", &c.MailFrom)
 	str("EINVOICE_SMTP_CA", &c.SMTPCA)
+	str("EINVOICE_OWNER_EMAIL", &c.OwnerEmail)
 	if v := getenv("EINVOICE_SANDBOX_TRUST_CA"); v != "" {
 		_ = (*listFlag)(&c.SandboxTrustCA).Set(v)
 	}
@@ -146,6 +155,13 @@ func envDefaults(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("EINVOICE_WORKERS=%q: want a whole number", v))
 		}
 		c.Workers = n
+	}
+	if v := getenv("EINVOICE_ARGON2_MEMORY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("EINVOICE_ARGON2_MEMORY=%q: want a whole number of KiB", v))
+		}
+		c.Argon2MemoryKiB = n
 	}
 	if v := getenv("EINVOICE_RATE_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -209,6 +225,8 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MailFrom, "mail-from", c.MailFrom, "the address mail is sent from, e.g. einvoice@example.com (env EINVOICE_MAIL_FROM; required with --smtp-url)")
 	fs.StringVar(&c.SMTPCA, "smtp-ca", c.SMTPCA, "PEM file of a certificate authority the mail server's certificate may chain to, besides the system's (env EINVOICE_SMTP_CA)")
 	fs.DurationVar(&c.SMTPTimeout, "smtp-timeout", c.SMTPTimeout, "how long the mail server may take to connect and to answer each command (env EINVOICE_SMTP_TIMEOUT)")
+	fs.StringVar(&c.OwnerEmail, "owner-email", c.OwnerEmail, "e-mail of the demo tenant's owner, made by the first start of an empty database (env EINVOICE_OWNER_EMAIL)")
+	fs.IntVar(&c.Argon2MemoryKiB, "argon2-memory", c.Argon2MemoryKiB, "memory of a password hash in KiB (argon2id, 1 pass); lower it only for tests (env EINVOICE_ARGON2_MEMORY)")
 	fs.DurationVar(&c.MailRetryBase, "mail-retry-base", c.MailRetryBase, "first retry delay of a mail the server refused for now (4xx) or could not be reached for, doubled per attempt up to 1h, with jitter, for 3 days (env EINVOICE_MAIL_RETRY_BASE)")
 }
 
@@ -251,6 +269,9 @@ func (c *Config) validate() error {
 	}
 	if c.WebhookRetryBase < 10*time.Millisecond || c.WebhookRetryBase > 10*time.Second {
 		errs = append(errs, fmt.Errorf("webhook retry base %s: want 10ms to 10s (the first retry comes within it)", c.WebhookRetryBase))
+	}
+	if c.Argon2MemoryKiB < 1024 || c.Argon2MemoryKiB > 1<<20 {
+		errs = append(errs, fmt.Errorf("argon2 memory %d KiB: want 1024 to 1048576", c.Argon2MemoryKiB))
 	}
 	if c.MailRetryBase < 10*time.Millisecond || c.MailRetryBase > time.Hour {
 		errs = append(errs, fmt.Errorf("mail retry base %s: want 10ms to 1h", c.MailRetryBase))
@@ -343,6 +364,29 @@ func (c Config) publicURL(listen net.Addr) string {
 	host, port, err := net.SplitHostPort(listen.String())
 	if err != nil {
 		return "http://" + listen.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// argon2 is the cost of a password hash.
+func (c Config) argon2() people.Argon2Params {
+	p := people.DefaultArgon2
+	p.MemoryKiB = uint32(c.Argon2MemoryKiB)
+	return p
+}
+
+// linkBase is where the administration commands' links point: the public
+// URL, else the listen address (loopback for every interface).
+func (c Config) linkBase() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return "http://127.0.0.1:8080"
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"

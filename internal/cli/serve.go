@@ -70,12 +70,12 @@ func (m *Main) serve(ctx context.Context, cfg Config, args []string) error {
 		Webhooks: webhook.New(cfg.WebhookAllowPrivate), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		DeliveryWorkers: cfg.WebhookWorkers, RetryBase: cfg.WebhookRetryBase, OnDelivery: hookMetrics.delivery,
 		ReceivedInterval: cfg.receivedInterval(), AutoConsolidate: cfg.AutoConsolidate, PublicURL: cfg.publicURL(ln.Addr()),
-		Mail: mailSender, MailRetryBase: cfg.MailRetryBase})
-	if t, key, err := svc.Bootstrap(ctx); err != nil {
+		Mail: mailSender, MailRetryBase: cfg.MailRetryBase, OwnerEmail: cfg.OwnerEmail, Argon2: cfg.argon2()})
+	if b, err := svc.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err
-	} else if key != "" {
-		m.printDemoKey(t, key, cfg.Addr, ln.Addr())
+	} else if b != nil {
+		m.printDemoKey(b, cfg.Addr, ln.Addr())
 	}
 	hookMetrics.watch(svc)
 	secret, err := webSecret(cfg, logger)
@@ -168,7 +168,7 @@ func newLogger(m *Main, cfg Config) *slog.Logger {
 }
 
 // printDemoKey shows the demo tenant's key, once, with a line to try it.
-func (m *Main) printDemoKey(t *einvoice.Tenant, key, addr string, listening net.Addr) {
+func (m *Main) printDemoKey(b *invoicing.Bootstrapped, addr string, listening net.Addr) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		host, port = "localhost", "8080"
@@ -182,7 +182,14 @@ func (m *Main) printDemoKey(t *einvoice.Tenant, key, addr string, listening net.
 	base := "http://" + net.JoinHostPort(host, port)
 	fmt.Fprintf(m.Stdout, `
 einvoice: this is a new database. Created the demo tenant %q (id %s)
-on the built-in tax-authority sandbox, with a read-write API key, shown only this once:
+on the built-in tax-authority sandbox.
+
+The dashboard is at %s/app. Its owner is %s: set the owner's password
+(once, within 7 days) at
+
+    %s
+
+A read-write API key for programs, shown only this once:
 
     %s
 
@@ -190,11 +197,7 @@ Try it:
 
     curl -s -H 'Authorization: Bearer %s' %s/api/v1/profile
 
-or open the dashboard in a browser and sign in with the key:
-
-    %s/app
-
-`, t.Profile.Name, t.ID, key, key, base, base)
+`, b.Tenant.Profile.Name, b.Tenant.ID, base, b.OwnerEmail, b.OwnerLink, b.Key, b.Key, base)
 }
 
 // runServer serves on ln until ctx is done, then drains in-flight requests

@@ -57,7 +57,7 @@ func (d *Dashboard) consolidation(w http.ResponseWriter, r *http.Request, u *use
 // beside the month, what was typed kept.
 func (d *Dashboard) createConsolidation(w http.ResponseWriter, r *http.Request, u *user) {
 	month := strings.TrimSpace(r.PostFormValue("month"))
-	c, err := d.svc.Consolidate(r.Context(), u.tenant(), u.key.ID, month)
+	c, err := d.svc.Consolidate(r.Context(), u.tenant(), "", month)
 	if err != nil && !isUserError(err) {
 		d.renderError(w, r, u, err)
 		return

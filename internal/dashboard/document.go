@@ -72,7 +72,10 @@ func (d *Dashboard) renderDocumentWith(w http.ResponseWriter, r *http.Request, u
 	}
 	for _, e := range v.Events {
 		by := "the service"
-		if e.KeyID != "" {
+		switch {
+		case e.By != "":
+			by = e.By
+		case e.KeyID != "":
 			by = names[e.KeyID]
 		}
 		data.History = append(data.History, historyEntry{Event: e, By: by})
@@ -110,7 +113,7 @@ func (d *Dashboard) keyNames(r *http.Request, u *user) (map[string]string, error
 	}
 	out := make(map[string]string, len(keys))
 	for _, k := range keys {
-		out[k.ID] = k.Name
+		out[k.ID] = "key " + k.Name
 		if k.Name == "" {
 			out[k.ID] = "key " + k.Prefix + "…"
 		}
@@ -172,7 +175,7 @@ func backToDocument(w http.ResponseWriter, r *http.Request, kind, msg string) {
 
 // validateDocument runs the authority's rules on the document.
 func (d *Dashboard) validateDocument(w http.ResponseWriter, r *http.Request, u *user) {
-	res, err := d.svc.ValidateDocument(r.Context(), u.tenant(), u.key.ID, r.PathValue("id"))
+	res, err := d.svc.ValidateDocument(r.Context(), u.tenant(), "", r.PathValue("id"))
 	if isNotFound(err) || err != nil && !isUserError(err) {
 		d.renderError(w, r, u, err)
 		return
@@ -189,7 +192,7 @@ func (d *Dashboard) validateDocument(w http.ResponseWriter, r *http.Request, u *
 
 // submitDocument sends the document to the tax authority.
 func (d *Dashboard) submitDocument(w http.ResponseWriter, r *http.Request, u *user) {
-	out, err := d.svc.Submit(r.Context(), u.tenant(), u.key.ID, r.PathValue("id"))
+	out, err := d.svc.Submit(r.Context(), u.tenant(), "", r.PathValue("id"))
 	if isNotFound(err) || err != nil && !isUserError(err) {
 		d.renderError(w, r, u, err)
 		return
@@ -210,7 +213,7 @@ func (d *Dashboard) submitDocument(w http.ResponseWriter, r *http.Request, u *us
 // refusal is shown beside the reason, what was typed kept.
 func (d *Dashboard) cancelDocument(w http.ResponseWriter, r *http.Request, u *user) {
 	reason := strings.TrimSpace(r.PostFormValue("reason"))
-	_, err := d.svc.Cancel(r.Context(), u.tenant(), u.key.ID, r.PathValue("id"), reason)
+	_, err := d.svc.Cancel(r.Context(), u.tenant(), "", r.PathValue("id"), reason)
 	if isNotFound(err) || err != nil && !isUserError(err) {
 		d.renderError(w, r, u, err)
 		return

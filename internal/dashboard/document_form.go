@@ -156,9 +156,9 @@ func (d *Dashboard) saveDocument(w http.ResponseWriter, r *http.Request, u *user
 	if len(ferrs) > 0 {
 		err = ferrs.Err()
 	} else if old == nil {
-		doc, _, err = d.svc.CreateDocument(r.Context(), u.tenant(), u.key.ID, info.Kind, doc)
+		doc, _, err = d.svc.CreateDocument(r.Context(), u.tenant(), "", info.Kind, doc)
 	} else {
-		doc, _, err = d.svc.UpdateDocument(r.Context(), u.key.ID, old, doc)
+		doc, _, err = d.svc.UpdateDocument(r.Context(), "", old, doc)
 	}
 	if err != nil && (isNotFound(err) || !isUserError(err)) {
 		d.renderError(w, r, u, err)

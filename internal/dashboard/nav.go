@@ -16,6 +16,8 @@ var nav = []navEntry{
 	{"mail", "Mail", "/app/mail"},
 	{"webhooks", "Webhooks", "/app/webhooks"},
 	{"profile", "Profile", "/app/profile"},
+	{"people", "People", "/app/people"},
+	{"keys", "API keys", "/app/keys"},
 }
 
 func init() { funcs["navEntries"] = func() []navEntry { return nav } }

@@ -65,7 +65,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 		return
 	}
 	if v.User != nil {
-		v.CSRF = d.csrfToken(v.User.session.ID)
+		v.CSRF = d.csrfToken(v.User.sessionID())
 	}
 	if v.Flash == nil {
 		v.Flash = takeFlash(w, r)

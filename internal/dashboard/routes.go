@@ -9,8 +9,10 @@ import (
 )
 
 // routes registers every page. public pages need no session; page ones a
-// signed-in session (any key); write ones a read-write key, a POST with a
-// valid CSRF token and a same-origin Origin or Referer.
+// signed-in session (any role); post ones a POST with a valid CSRF token and
+// a same-origin Origin or Referer, write ones also a role with the work
+// right (owner, admin, accountant), settings ones the settings right (owner,
+// admin).
 func (d *Dashboard) routes() {
 	// The service's root leads a browser to the dashboard; any other
 	// client gets the root's own 404.
@@ -19,9 +21,33 @@ func (d *Dashboard) routes() {
 	d.handle("GET /app/{$}", redirectTo("/app/documents"))
 	d.handle("GET /app/static/", staticFiles())
 
+	// People (DECISIONS 20): sign-in, links, the account, people and keys.
 	d.handle("GET /app/signin", http.HandlerFunc(d.signInPage))
 	d.handle("POST /app/signin", http.HandlerFunc(d.signIn))
+	d.handle("GET /app/signin/code", http.HandlerFunc(d.secondFactorPage))
+	d.handle("POST /app/signin/code", http.HandlerFunc(d.secondFactor))
+	d.handle("GET /app/signin/forgot", http.HandlerFunc(d.forgotPage))
+	d.handle("POST /app/signin/forgot", http.HandlerFunc(d.forgot))
+	d.handle("GET /app/link/{secret}", http.HandlerFunc(d.linkPage))
+	d.handle("POST /app/link/{secret}", http.HandlerFunc(d.useLink))
 	d.handle("POST /app/signout", d.post(d.signOut))
+	d.handle("POST /app/signout/everywhere", d.post(d.signOutEverywhere))
+	d.handle("POST /app/tenant", d.post(d.switchTenant))
+	d.handle("GET /app/account", d.page(d.account))
+	d.handle("POST /app/account/name", d.post(d.renameAccount))
+	d.handle("POST /app/account/password", d.post(d.changePassword))
+	d.handle("POST /app/account/totp/start", d.post(d.startTOTP))
+	d.handle("POST /app/account/totp", d.post(d.enableTOTP))
+	d.handle("POST /app/account/totp/disable", d.post(d.disableTOTP))
+	d.handle("POST /app/account/totp/codes", d.post(d.newRecoveryCodes))
+	d.handle("GET /app/people", d.page(d.peoplePage))
+	d.handle("POST /app/people/invite", d.settings(d.invite))
+	d.handle("POST /app/people/{user}/role", d.settings(d.setRole))
+	d.handle("POST /app/people/{user}/remove", d.settings(d.removeMember))
+	d.handle("POST /app/people/{user}/reset", d.settings(d.resetLink))
+	d.handle("GET /app/keys", d.page(d.keysPage))
+	d.handle("POST /app/keys", d.settings(d.createKey))
+	d.handle("POST /app/keys/{id}/revoke", d.settings(d.revokeKey))
 
 	d.handle("GET /app/documents", d.page(d.documents))
 	d.handle("GET /app/documents.csv", d.page(d.documentsCSV))
@@ -48,20 +74,20 @@ func (d *Dashboard) routes() {
 	// Mail (DECISIONS 21): the service's mailbox and the mail settings.
 	d.handle("GET /app/mail", d.page(d.mailList))
 	d.handle("GET /app/mail/settings", d.page(d.mailSettings))
-	d.handle("POST /app/mail/settings", d.write(d.saveMailSettings))
-	d.handle("POST /app/mail/settings/preview", d.write(d.previewMailSettings))
-	d.handle("POST /app/mail/settings/test", d.write(d.testMail))
+	d.handle("POST /app/mail/settings", d.settings(d.saveMailSettings))
+	d.handle("POST /app/mail/settings/preview", d.settings(d.previewMailSettings))
+	d.handle("POST /app/mail/settings/test", d.settings(d.testMail))
 	d.handle("GET /app/mail/{id}", d.page(d.mailMessage))
 	d.handle("GET /app/mail/{id}/attachment", d.page(d.mailAttachment))
 	d.handle("GET /app/webhooks", d.page(d.webhooks))
 	d.handle("GET /app/webhooks/new", d.page(d.newWebhook))
-	d.handle("POST /app/webhooks", d.write(d.createWebhook))
+	d.handle("POST /app/webhooks", d.settings(d.createWebhook))
 	d.handle("GET /app/webhooks/{id}", d.page(d.webhook))
-	d.handle("POST /app/webhooks/{id}", d.write(d.updateWebhook))
-	d.handle("POST /app/webhooks/{id}/delete", d.write(d.deleteWebhook))
-	d.handle("POST /app/webhooks/{id}/rotate", d.write(d.rotateWebhook))
-	d.handle("POST /app/webhooks/{id}/test", d.write(d.testWebhook))
-	d.handle("POST /app/webhooks/{id}/deliveries/{delivery}/redeliver", d.write(d.redeliver))
+	d.handle("POST /app/webhooks/{id}", d.settings(d.updateWebhook))
+	d.handle("POST /app/webhooks/{id}/delete", d.settings(d.deleteWebhook))
+	d.handle("POST /app/webhooks/{id}/rotate", d.settings(d.rotateWebhook))
+	d.handle("POST /app/webhooks/{id}/test", d.settings(d.testWebhook))
+	d.handle("POST /app/webhooks/{id}/deliveries/{delivery}/redeliver", d.settings(d.redeliver))
 	// Part B: the create and edit forms of a document, with live totals.
 	d.handle("GET /app/documents/new", d.page(d.newDocument))
 	d.handle("POST /app/documents/new", d.write(d.createDocument))
@@ -79,9 +105,9 @@ func (d *Dashboard) routes() {
 		d.handle("POST "+k.Path()+"/{id}/delete", d.write(d.deleteParty(k)))
 	}
 	d.handle("GET /app/profile", d.page(d.profile))
-	d.handle("POST /app/profile", d.write(d.saveProfile))
+	d.handle("POST /app/profile", d.settings(d.saveProfile))
 	d.handle("GET /app/profile/check", d.page(d.profileCheck))
-	d.handle("POST /app/profile/authority", d.write(d.saveAuthority))
+	d.handle("POST /app/profile/authority", d.settings(d.saveAuthority))
 
 	// Everything else under /app: our own 404 page.
 	d.handle("/app/", http.HandlerFunc(d.notFound))

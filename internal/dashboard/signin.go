@@ -7,8 +7,15 @@ import (
 	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/web"
 )
+
+// Sign-in (DECISIONS 20): a person's e-mail and password, then the TOTP
+// code where enrolled, or a passkey. The forms before a session (sign-in,
+// forgotten password, one-time links) carry a CSRF token bound to the
+// browser's pre-session cookie; the second factor's form to the waiting
+// session.
 
 // signInData is the sign-in page's own data.
 type signInData struct {
@@ -22,46 +29,132 @@ func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: d.signInToken(w, r), Data: signInData{Next: next}})
+	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: d.preSessionToken(w, r), Data: signInData{Next: next}})
 }
 
-// signIn opens a session for the API key typed. As every form, it must
-// come from our own origin and carry its CSRF token: with no session yet,
-// the token is bound to the sign-in cookie the form's page set, so another
-// site can neither sign a browser in nor replay a form of its own.
-func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+// preSessionForm parses a form posted before a session and checks its
+// CSRF token; false after answering the 403 page.
+func (d *Dashboard) preSessionForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	c, cookieErr := r.Cookie(signInCookie)
-	if err := r.ParseForm(); err != nil || cookieErr != nil || !d.validCSRF(r, signInSubject(c.Value)) {
+	c, cookieErr := r.Cookie(preSessionCookie)
+	if err := r.ParseForm(); err != nil || cookieErr != nil || !d.validCSRF(r, preSessionSubject(c.Value)) {
+		d.render(w, r, http.StatusForbidden, "error", view{Title: "Not allowed",
+			Data: "This form is out of date or did not come from this site. Reload the page and try again."})
+		return false
+	}
+	return true
+}
+
+// signIn checks the e-mail and password typed and opens a session (or one
+// that waits for the second factor). An unknown e-mail and a wrong
+// password get the same page.
+func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+	if !d.preSessionForm(w, r) {
+		return
+	}
+	next := safeNext(r.PostFormValue("next"))
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	res, err := d.svc.SignIn(r.Context(), email, r.PostFormValue("password"), web.ClientAddress(r))
+	if err != nil {
+		status, _ := web.StatusOf(err)
+		if status >= 500 {
+			d.serverError(w, r, err)
+			return
+		}
+		f := &form{Values: map[string]string{"email": email}, Message: einvoiceMessage(err)}
+		d.render(w, r, status, "signin", view{Title: "Sign in", CSRF: d.preSessionToken(w, r), Form: f, Data: signInData{Next: next}})
+		return
+	}
+	d.startSession(w, r, res, next)
+}
+
+// startSession gives the browser the new session (ending the one it held:
+// one browser, one session) and goes on: to the second factor's page when
+// the session waits for it, else to next.
+func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, res *people.SignInResult, next string) {
+	if old, err := r.Cookie(sessionCookie); err == nil && old.Value != res.Token {
+		if err := d.svc.SignOut(r.Context(), old.Value); err != nil {
+			d.logger.WarnContext(r.Context(), "dashboard sign in: end the previous session", "error", err)
+		}
+	}
+	setSessionCookie(w, r, res.Token)
+	if res.NeedsSecondFactor {
+		http.Redirect(w, r, "/app/signin/code?next="+url.QueryEscape(next), http.StatusSeeOther)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: preSessionCookie, Value: "", Path: "/app", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// einvoiceMessage is the message of a service error a person reads.
+func einvoiceMessage(err error) string {
+	if e, ok := err.(*einvoice.Error); ok {
+		return e.Message
+	}
+	return "Something went wrong."
+}
+
+// secondFactorPage asks the waiting session for its TOTP or recovery code.
+func (d *Dashboard) secondFactorPage(w http.ResponseWriter, r *http.Request) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		http.Redirect(w, r, "/app/signin", http.StatusSeeOther)
+		return
+	}
+	su, err := d.svc.PendingSession(r.Context(), c.Value)
+	if err != nil {
+		http.Redirect(w, r, "/app/signin", http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, http.StatusOK, "secondfactor", view{Title: "Your code", CSRF: d.csrfToken(su.Session.ID),
+		Data: signInData{Next: safeNext(r.URL.Query().Get("next"))}})
+}
+
+// secondFactor completes the sign-in with the code typed: a new session
+// (a new token) replaces the waiting one.
+func (d *Dashboard) secondFactor(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		http.Redirect(w, r, "/app/signin", http.StatusSeeOther)
+		return
+	}
+	su, err := d.svc.PendingSession(r.Context(), c.Value)
+	if err != nil {
+		clearSessionCookie(w, r)
+		redirectFlash(w, r, "/app/signin", "error", "Your sign-in waited too long for its code: sign in again.")
+		return
+	}
+	if err := r.ParseForm(); err != nil || !d.validCSRF(r, su.Session.ID) {
 		d.render(w, r, http.StatusForbidden, "error", view{Title: "Not allowed",
 			Data: "This form is out of date or did not come from this site. Reload the page and try again."})
 		return
 	}
 	next := safeNext(r.PostFormValue("next"))
-	key := strings.TrimSpace(r.PostFormValue("key"))
-	token, _, err := d.svc.SignIn(r.Context(), key)
-	if einvoice.ErrorCode(err) == einvoice.CodeUnauthorized {
-		f := &form{Values: map[string]string{}, Errors: einvoice.FieldErrors{"key": {"This key is unknown or revoked."}}}
-		if key == "" {
-			f.Errors = einvoice.FieldErrors{"key": {"Enter your API key."}}
-		}
-		d.render(w, r, http.StatusUnauthorized, "signin", view{Title: "Sign in", CSRF: d.csrfToken(signInSubject(c.Value)), Form: f, Data: signInData{Next: next}})
-		return
-	}
+	res, err := d.svc.SecondFactor(r.Context(), c.Value, r.PostFormValue("code"), web.ClientAddress(r))
 	if err != nil {
-		d.serverError(w, r, err)
+		status, _ := web.StatusOf(err)
+		if status >= 500 {
+			d.serverError(w, r, err)
+			return
+		}
+		d.render(w, r, status, "secondfactor", view{Title: "Your code", CSRF: d.csrfToken(su.Session.ID),
+			Form: formOfError(err), Data: signInData{Next: next}})
 		return
 	}
-	// A session this browser held before ends: one browser, one session.
-	if old, err := r.Cookie(sessionCookie); err == nil {
-		if err := d.svc.SignOut(r.Context(), old.Value); err != nil {
-			d.logger.WarnContext(r.Context(), "dashboard sign in: end the previous session", "error", err)
-		}
+	d.startSession(w, r, res, next)
+}
+
+// formOfError is an empty form with err's messages.
+func formOfError(err error) *form {
+	f := &form{Values: map[string]string{}}
+	if e, ok := err.(*einvoice.Error); ok {
+		f.Errors, f.Message = e.Fields, e.Message
+	} else {
+		f.Message = "Something went wrong."
 	}
-	setSessionCookie(w, r, token)
-	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: "/app/signin", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	return f
 }
 
 // signOut ends the session.
@@ -74,33 +167,44 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, u *user) {
 	redirectFlash(w, r, "/app/signin", "ok", "You are signed out.")
 }
 
+// signOutEverywhere ends every session of the user, this one included.
+func (d *Dashboard) signOutEverywhere(w http.ResponseWriter, r *http.Request, u *user) {
+	if err := d.svc.SignOutEverywhere(r.Context(), u.ID()); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	clearSessionCookie(w, r)
+	redirectFlash(w, r, "/app/signin", "ok", "You are signed out everywhere.")
+}
+
 // safeNext is where to go after signing in: a path of ours under /app,
 // else the documents.
 func safeNext(next string) string {
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/app/") || strings.HasPrefix(next, "//") ||
-		strings.ContainsAny(next, "\\\r\n") || strings.HasPrefix(u.Path, "/app/signin") {
+		strings.ContainsAny(next, "\\\r\n") || strings.HasPrefix(u.Path, "/app/signin") || strings.HasPrefix(u.Path, "/app/link/") {
 		return "/app/documents"
 	}
 	return u.RequestURI()
 }
 
-// signInCookie holds the random subject of the sign-in form's CSRF token,
-// for /app/signin only.
-const signInCookie = "einvoice_signin"
+// preSessionCookie holds the random subject of the CSRF tokens of the forms
+// before a session (sign-in, forgotten password, one-time links), for /app.
+const preSessionCookie = "einvoice_signin"
 
-// signInSubject is what the sign-in form's token is bound to: the cookie's
+// preSessionSubject is what those forms' tokens are bound to: the cookie's
 // value, apart from every session's id.
-func signInSubject(cookie string) []byte { return []byte("signin\x00" + cookie) }
+func preSessionSubject(cookie string) []byte { return []byte("signin\x00" + cookie) }
 
-// signInToken returns the CSRF token of the sign-in form, bound to the
-// browser's sign-in cookie (set here when it has none or a malformed one).
-func (d *Dashboard) signInToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(signInCookie); err == nil && len(c.Value) == 43 {
-		return d.csrfToken(signInSubject(c.Value))
+// preSessionToken returns the CSRF token of a form before a session, bound
+// to the browser's pre-session cookie (set here when it has none or a
+// malformed one).
+func (d *Dashboard) preSessionToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(preSessionCookie); err == nil && len(c.Value) == 43 {
+		return d.csrfToken(preSessionSubject(c.Value))
 	}
 	v := base64.RawURLEncoding.EncodeToString(web.RandomSecret())
-	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: v, Path: "/app/signin", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: preSessionCookie, Value: v, Path: "/app", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	return d.csrfToken(signInSubject(v))
+	return d.csrfToken(preSessionSubject(v))
 }

@@ -20,6 +20,7 @@ type Store interface {
 	ReceiptStore
 	ConsolidationStore
 	SessionStore
+	UserStore
 	MailStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
@@ -38,11 +39,12 @@ type TenantStore interface {
 	// UpdateTenant replaces the profile and authority settings of t, or
 	// returns ErrNotFound.
 	UpdateTenant(ctx context.Context, t *Tenant) error
-	// Bootstrap creates t and k in one transaction if, and only if, no
-	// bootstrap has happened on this database before (so that one of several
-	// replicas starting together creates the demo tenant). It reports
-	// whether it created them.
-	Bootstrap(ctx context.Context, t *Tenant, k *APIKey) (bool, error)
+	// Bootstrap creates t, k, the owner (a member of t) and the owner's
+	// one-time link in one transaction if, and only if, no bootstrap has
+	// happened on this database before (so that one of several replicas
+	// starting together creates the demo tenant). It reports whether it
+	// created them.
+	Bootstrap(ctx context.Context, t *Tenant, k *APIKey, owner *User, link *UserToken) (bool, error)
 }
 
 // APIKeyStore keeps API keys (their hashes).
@@ -56,6 +58,8 @@ type APIKeyStore interface {
 	// RevokeAPIKey marks the key revoked at the given time (keeping an
 	// earlier revocation), or returns ErrNotFound.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// TouchAPIKey records when the key was last used.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
 }
 
 // PartyStore keeps buyers and on-behalf sellers, always scoped to a tenant:
@@ -131,13 +135,24 @@ type DocumentFilter struct {
 }
 
 // Event is one entry of a document's history: a status it reached, when,
-// and the API key that caused it ("" for the service itself).
+// and who caused it: the API key ("" for the service itself or a person),
+// or the person (By: name and e-mail) signed in to the dashboard.
 type Event struct {
 	ID     string    `json:"-"`
 	Status Status    `json:"status"`
 	KeyID  string    `json:"keyId"`
+	By     string    `json:"by,omitempty"`
 	Note   string    `json:"note"`
 	At     time.Time `json:"at"`
+}
+
+// ByOf is how an event names the actor of ctx when it is a person (name
+// and e-mail); "" otherwise (a key is named by its id).
+func ByOf(ctx context.Context) string {
+	if a, ok := ActorOf(ctx); ok && a.Kind == ActorUser {
+		return a.Name + " <" + a.Email + ">"
+	}
+	return ""
 }
 
 // RateLimiter counts requests per API key in fixed windows opened by a

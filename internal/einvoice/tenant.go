@@ -87,6 +87,9 @@ type APIKey struct {
 	Permission Permission
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
+	// LastUsedAt is when the key last authenticated a request (to the
+	// minute); nil when never.
+	LastUsedAt *time.Time
 }
 
 // DemoProfile is the supplier of the demo tenant: complete and well-formed,

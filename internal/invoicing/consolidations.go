@@ -325,7 +325,7 @@ func (s *Service) createConsolidated(ctx context.Context, t *einvoice.Tenant, c 
 	}
 	for n := len(c.Documents) + 1; ; n++ {
 		d := s.newConsolidated(t, c, g, n)
-		ev := einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID,
+		ev := einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, By: einvoice.ByOf(ctx),
 			Note: fmt.Sprintf("created by consolidation %s (%d receipts)", c.ID, len(g)), At: d.CreatedAt}
 		err := s.store.CreateConsolidatedDocument(ctx, einvoice.ConsolidatedDocumentWrite{Doc: d, Event: ev, ReceiptIDs: ids, At: d.CreatedAt}, c.ID)
 		if errors.Is(err, einvoice.ErrConflict) && n < len(c.Documents)+100 {

@@ -101,7 +101,7 @@ func (s *Service) CreateDocument(ctx context.Context, tenantID, keyID string, ki
 	}
 	now := s.now()
 	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = s.newID(), einvoice.StatusDraft, now, now
-	ev := einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, Note: "created", At: now}
+	ev := einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, By: einvoice.ByOf(ctx), Note: "created", At: now}
 	if err := s.store.CreateDocument(ctx, d, ev); err != nil {
 		if e := storeError(err, d); e != err {
 			return nil, nil, e
@@ -165,7 +165,7 @@ func (s *Service) UpdateDocument(ctx context.Context, keyID string, old, d *einv
 	d.ID, d.Status, d.CreatedAt, d.UpdatedAt = old.ID, einvoice.StatusDraft, old.CreatedAt, now
 	var ev *einvoice.Event
 	if old.Status != einvoice.StatusDraft {
-		ev = &einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, Note: fmt.Sprintf("edited while %s", old.Status), At: now}
+		ev = &einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, By: einvoice.ByOf(ctx), Note: fmt.Sprintf("edited while %s", old.Status), At: now}
 	}
 	err := s.store.UpdateDocument(ctx, d, editable, ev)
 	switch {
@@ -332,7 +332,7 @@ func (s *Service) ValidateDocument(ctx context.Context, tenantID, keyID, id stri
 		if to == einvoice.StatusDraft {
 			note = "validation failed: " + pluralProblems(len(res.Problems))
 		}
-		ev := einvoice.Event{ID: s.newID(), Status: to, KeyID: keyID, Note: note, At: s.now()}
+		ev := einvoice.Event{ID: s.newID(), Status: to, KeyID: keyID, By: einvoice.ByOf(ctx), Note: note, At: s.now()}
 		err := s.store.TransitionDocument(ctx, tenantID, d.ID, d.Status, d.UpdatedAt, ev)
 		switch {
 		case errors.Is(err, einvoice.ErrWrongState), errors.Is(err, einvoice.ErrNotFound):

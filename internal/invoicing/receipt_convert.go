@@ -127,7 +127,7 @@ func (s *Service) convertReceipt(ctx context.Context, t *einvoice.Tenant, keyID 
 			Fields: einvoice.ProblemFields(problems)}
 	}
 	c := einvoice.ReceiptConversion{TenantID: t.ID, ReceiptID: r.ID, From: ReceiptConvertible, Invoice: d, At: now,
-		Event: einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID,
+		Event: einvoice.Event{ID: s.newID(), Status: einvoice.StatusDraft, KeyID: keyID, By: einvoice.ByOf(ctx),
 			Note: "created from receipt " + r.ReceiptNumber, At: now}}
 	if isNew {
 		c.Buyer = buyer

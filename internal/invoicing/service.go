@@ -13,6 +13,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/access"
 	"github.com/einvoice/einvoice/internal/invoicing/mail"
+	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/invoicing/received"
 	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
 )
@@ -105,6 +106,12 @@ type Options struct {
 	// the first retry delay of a temporary failure (30 s).
 	MailWorkers   int
 	MailRetryBase time.Duration
+	// Argon2 is the cost of a password hash (people.DefaultArgon2 when
+	// zero; lower it only for tests).
+	Argon2 people.Argon2Params
+	// OwnerEmail is the e-mail of the demo tenant's owner, made on the
+	// first start ("owner@example.com").
+	OwnerEmail string
 }
 
 // Service is the application: every use case of the API (tenants and keys,
@@ -120,6 +127,7 @@ type Service struct {
 	*receivedService
 	*accessService
 	*mailService
+	*peopleService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -134,8 +142,10 @@ type Service struct {
 	workers       int
 	idle          time.Duration
 	pollAfter     time.Duration
-	// publicURL is the base of receipts' request URLs.
+	// publicURL is the base of receipts' request URLs and people's links.
 	publicURL string
+	// ownerEmail is the first start's owner.
+	ownerEmail string
 	// autoConsolidate and scheduleInterval drive the consolidation
 	// scheduler.
 	autoConsolidate  bool
@@ -198,6 +208,12 @@ func New(o Options) *Service {
 	api, _ := o.Authority.(einvoice.ReceivedAPI)
 	s.mailService = mail.New(mail.Options{Store: o.Store, Sender: o.Mail, Document: s.mailDocumentOf, PDF: s.mailPDF, Notify: s.Wake,
 		Workers: o.MailWorkers, RetryBase: o.MailRetryBase, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	s.peopleService = people.New(people.Options{Store: o.Store, Notify: s.notice, MailConfigured: o.Mail != nil,
+		BaseURL: s.publicURL, Argon2: o.Argon2, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	s.ownerEmail = o.OwnerEmail
+	if s.ownerEmail == "" {
+		s.ownerEmail = "owner@example.com"
+	}
 	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
 		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	return s
@@ -211,6 +227,7 @@ type (
 	receivedService = received.Service
 	mailService     = mail.Service
 	accessService   = access.Service
+	peopleService   = people.Service
 )
 
 // The capabilities' types the adapters name.

@@ -206,7 +206,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, keyID, id, reason string
 	}
 	d.Status, d.UpdatedAt = einvoice.StatusCancelled, now
 	d.Authority.CancelledAt, d.Authority.CancelReason = &now, reason
-	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, Note: "cancelled: " + einvoice.Truncate(reason, 200), At: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusCancelled, KeyID: keyID, By: einvoice.ByOf(ctx), Note: "cancelled: " + einvoice.Truncate(reason, 200), At: now}
 	// The authority has cancelled it: record that even if the client left.
 	if err := s.writeNotified(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusValid}, Event: ev,
 		Notify: s.documentEvent(ctx, d, nil, einvoice.EventDocumentCancelled)}); err != nil {

@@ -116,7 +116,7 @@ func (s *Service) record(ctx context.Context, t *einvoice.Tenant, keyID string, 
 	d.Status, d.UpdatedAt = einvoice.StatusSubmitting, now
 	job := &einvoice.Job{ID: s.newID(), TenantID: t.ID, DocumentID: d.ID, Kind: einvoice.JobSubmit, State: einvoice.JobPending,
 		NextAttemptAt: now, LeaseOwner: owner, LeaseUntil: now.Add(s.lease), CreatedAt: now, UpdatedAt: now}
-	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusSubmitting, KeyID: keyID, Note: "submission recorded", At: now}
+	ev := &einvoice.Event{ID: s.newID(), Status: einvoice.StatusSubmitting, KeyID: keyID, By: einvoice.ByOf(ctx), Note: "submission recorded", At: now}
 	err = s.store.WriteSubmission(ctx, einvoice.SubmissionWrite{Doc: d, From: []einvoice.Status{einvoice.StatusReady},
 		Version: version, UBL: built.UBL, Jobs: []*einvoice.Job{job}, Event: ev})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"strings"
 	"sync"
 
 	"github.com/makiuchi-d/gozxing"
@@ -118,4 +119,30 @@ func JPEG(text string, size int) ([]byte, error) {
 		return nil, fmt.Errorf("qr: jpeg: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// SVG returns the QR code of text as an SVG element (one path of whole
+// modules, the quiet zone around it) that scales to its container: for
+// pages whose images must be inline.
+func SVG(text string) (string, error) {
+	if text == "" {
+		return "", errors.New("qr: nothing to encode")
+	}
+	code, err := qrcode.NewQRCodeWriter().Encode(text, gozxing.BarcodeFormat_QR_CODE, 0, 0, hints)
+	if err != nil {
+		return "", fmt.Errorf("qr: encode: %w", err)
+	}
+	n := code.GetWidth()
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" shape-rendering="crispEdges"><rect width="100%%" height="100%%" fill="#fff"/><path fill="#000" d="`,
+		n+2*quietZone, n+2*quietZone)
+	for y := range n {
+		for x := range n {
+			if code.Get(x, y) {
+				fmt.Fprintf(&b, "M%d %dh1v1h-1z", x+quietZone, y+quietZone)
+			}
+		}
+	}
+	b.WriteString(`"/></svg>`)
+	return b.String(), nil
 }

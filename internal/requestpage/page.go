@@ -166,17 +166,6 @@ func (s *Pages) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	s.pageMessage(w, r, status, "unavailable", pageText[s.newPage(r).Lang]["unavailableText"])
 }
 
-// clientAddress is the address the page is rate-limited by: the peer's
-// IP (a proxy's X-Forwarded-For is not trusted: it is the client's to
-// write).
-func clientAddress(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
-}
-
 // pageLimited counts the request against its client address's window in
 // the service's rate limiter (the database's on PostgreSQL, so replicas
 // share it): over the limit is a 429 page with Retry-After. A failing
@@ -185,7 +174,7 @@ func (s *Pages) pageLimited(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.limiter != nil {
 			now := s.now()
-			d, err := s.limiter.Allow(r.Context(), "page:"+clientAddress(r), now)
+			d, err := s.limiter.Allow(r.Context(), "page:"+web.ClientAddress(r), now)
 			switch {
 			case err != nil:
 				s.logger.WarnContext(r.Context(), "request page rate limit", "error", err)

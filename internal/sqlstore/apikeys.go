@@ -10,11 +10,11 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-const apiKeyColumns = `id, tenant_id, prefix, hash, permission, created_at, revoked_at, name`
+const apiKeyColumns = `id, tenant_id, prefix, hash, permission, created_at, revoked_at, name, last_used_at`
 
 func insertAPIKey(ctx context.Context, q execer, k *einvoice.APIKey) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
-		k.ID, k.TenantID, k.Prefix, k.Hash, string(k.Permission), micros(k.CreatedAt), nullMicros(k.RevokedAt), k.Name)
+	_, err := q.ExecContext(ctx, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		k.ID, k.TenantID, k.Prefix, k.Hash, string(k.Permission), micros(k.CreatedAt), nullMicros(k.RevokedAt), k.Name, nullMicros(k.LastUsedAt))
 	err = classify(err)
 	if errors.Is(err, errForeignKey) {
 		return einvoice.ErrNotFound
@@ -29,8 +29,8 @@ func scanAPIKey(row interface{ Scan(...any) error }) (*einvoice.APIKey, error) {
 	var k einvoice.APIKey
 	var perm string
 	var created int64
-	var revoked sql.NullInt64
-	err := row.Scan(&k.ID, &k.TenantID, &k.Prefix, &k.Hash, &perm, &created, &revoked, &k.Name)
+	var revoked, used sql.NullInt64
+	err := row.Scan(&k.ID, &k.TenantID, &k.Prefix, &k.Hash, &perm, &created, &revoked, &k.Name, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}
@@ -41,6 +41,10 @@ func scanAPIKey(row interface{ Scan(...any) error }) (*einvoice.APIKey, error) {
 	if revoked.Valid {
 		t := fromMicros(revoked.Int64)
 		k.RevokedAt = &t
+	}
+	if used.Valid {
+		t := fromMicros(used.Int64)
+		k.LastUsedAt = &t
 	}
 	return &k, nil
 }
@@ -87,6 +91,18 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 	res, err := s.ws.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, micros(at))
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
+	}
+	return mustAffect(res)
+}
+
+// TouchAPIKey records when the key was last used.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	if !einvoice.ValidID(id) {
+		return einvoice.ErrNotFound
+	}
+	res, err := s.ws.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, micros(at))
+	if err != nil {
+		return fmt.Errorf("touch api key: %w", err)
 	}
 	return mustAffect(res)
 }

@@ -146,7 +146,7 @@ func (s *Store) UpdateTenant(ctx context.Context, t *einvoice.Tenant) error {
 }
 
 // Bootstrap creates t and k if no bootstrap happened on this database before.
-func (s *Store) Bootstrap(ctx context.Context, t *einvoice.Tenant, k *einvoice.APIKey) (bool, error) {
+func (s *Store) Bootstrap(ctx context.Context, t *einvoice.Tenant, k *einvoice.APIKey, owner *einvoice.User, link *einvoice.UserToken) (bool, error) {
 	created := false
 	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		created = false // a failed group runs this again
@@ -162,6 +162,20 @@ func (s *Store) Bootstrap(ctx context.Context, t *einvoice.Tenant, k *einvoice.A
 		}
 		if err := insertAPIKey(ctx, tx, k); err != nil {
 			return err
+		}
+		if owner != nil {
+			if err := s.insertUser(ctx, tx, owner); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memberships (tenant_id, user_id, role, created_at) VALUES ($1,$2,$3,$4)`,
+				t.ID, owner.ID, string(einvoice.RoleOwner), micros(owner.CreatedAt)); err != nil {
+				return fmt.Errorf("bootstrap owner: %w", err)
+			}
+		}
+		if link != nil {
+			if err := insertUserToken(ctx, tx, link); err != nil {
+				return err
+			}
 		}
 		created = true
 		return nil

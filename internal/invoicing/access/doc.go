@@ -1,9 +1,7 @@
-// Package access is the application's access capability: who may call and
-// how often a call counts. It holds the tenants' creation (and the first
-// start's bootstrap of a demo tenant), their API keys and their
-// authentication (with a short in-memory cache), the web dashboard's
-// sessions (DECISIONS 18) and the requests' idempotency keys (DECISIONS
-// 15). Its purges (ended sessions, expired idempotency keys) are run by the
-// application's housekeeping loop. It imports only the domain (package
-// einvoice).
+// Package access is the application's access capability for programs: who
+// may call and how often a call counts. It holds the tenants' creation,
+// their API keys and their authentication (with a short in-memory cache,
+// and each key's last use), and the requests' idempotency keys (DECISIONS
+// 15). People and their sessions are package people's. It imports only the
+// domain (package einvoice).
 package access

@@ -108,22 +108,6 @@ func (s *Service) CreateNamedAPIKey(ctx context.Context, tenantID, name string, 
 	return k, key, nil
 }
 
-// Bootstrap creates the demo tenant and its read-write key on the first
-// start of an empty database, and returns the key; "" when the database was
-// bootstrapped before.
-func (s *Service) Bootstrap(ctx context.Context) (*einvoice.Tenant, string, error) {
-	t := s.NewTenant(einvoice.DemoProfile())
-	k, key := s.NewAPIKey(t.ID, einvoice.PermReadWrite)
-	created, err := s.store.Bootstrap(ctx, t, k)
-	if err != nil {
-		return nil, "", fmt.Errorf("bootstrap: %w", err)
-	}
-	if !created {
-		return nil, "", nil
-	}
-	return t, key, nil
-}
-
 // Authenticate returns the key behind an Authorization header value
 // ("Bearer <key>"); UNAUTHORIZED when it is missing, malformed, unknown or
 // revoked.
@@ -156,6 +140,14 @@ func (s *Service) Authenticate(ctx context.Context, header string) (*einvoice.AP
 	}
 	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || k.RevokedAt != nil {
 		return nil, unauth
+	}
+	if now := s.now(); k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= time.Minute {
+		// The key's last use, to the minute: at most a write a minute per
+		// key and process.
+		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil && !errors.Is(err, einvoice.ErrNotFound) {
+			s.log.WarnContext(ctx, "record the key's last use", "key", k.Prefix, "error", err)
+		}
+		k.LastUsedAt = &now
 	}
 	if s.keyCacheTTL > 0 {
 		s.keyCache.Store(cacheKey, cachedKey{key: k, expires: now.Add(s.keyCacheTTL)})

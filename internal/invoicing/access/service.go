@@ -10,18 +10,16 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 )
 
-// Store is what access needs of the database: tenants, their API keys and
-// the dashboard's sessions. A store that is also an
-// einvoice.IdempotencyStore keeps idempotency keys.
+// Store is what access needs of the database: tenants and their API keys.
+// A store that is also an einvoice.IdempotencyStore keeps idempotency keys.
 type Store interface {
 	einvoice.TenantStore
 	einvoice.APIKeyStore
-	einvoice.SessionStore
 }
 
 // Options are the dependencies and settings of a Service.
 type Options struct {
-	// Store keeps tenants, keys, sessions (and idempotency keys).
+	// Store keeps tenants, keys (and idempotency keys).
 	Store Store
 	// KeyCacheTTL, when positive, keeps authenticated keys in memory that
 	// long, so that most requests cost no key lookup. A revoked key then
