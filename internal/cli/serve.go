@@ -184,8 +184,11 @@ func (m *Main) printDemoKey(b *invoicing.Bootstrapped, addr string, listening ne
 einvoice: this is a new database. Created the demo tenant %q (id %s)
 on the built-in tax-authority sandbox.
 
-The dashboard is at %s/app. Its owner is %s: set the owner's password
-(once, within 7 days) at
+The dashboard, for people:
+
+    %s/app
+
+Its owner is %s. Set the owner's password (once, within 7 days) at
 
     %s
 

@@ -64,14 +64,14 @@ func TestBrowserAccessibility(t *testing.T) {
 	// A Valid document (its mail delivery) and its kept message.
 	valid := f.validInvoice(t, "INV-002")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	msg := messageLink.FindStringSubmatch(b.get("/app/mail").body)
 	if msg == nil {
 		t.Fatal("no message on the Mail page")
 	}
 	c := newChrome(t, f.svc.URL)
 	c.visit("/app/signin", "signin")
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	pages := []string{"/app/documents", "/app/documents/" + id, "/app/documents/new", "/app/buyers", "/app/sellers",
 		"/app/buyers/" + buyer, "/app/profile", "/app/received", "/app/receipts", "/app/consolidations", "/app/webhooks", "/app/no-such-page",
 		"/app/documents/" + valid, "/app/mail", msg[1], "/app/mail/settings"}

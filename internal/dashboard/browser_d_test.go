@@ -27,11 +27,11 @@ func (c *chrome) narrow(path, name string) {
 // field, then done by keyboard.
 func TestBrowserReceived(t *testing.T) {
 	f := newFixture(t, receivedArgs...)
-	_, keyB := f.receiver(t)
+	tenantB, keyB := f.receiver(t)
 	f.issueValid(t, f.buyer(t, f.key, "Hebat Group"), "R-001", "<script>alert(1)</script>")
 	id := f.waitReceived(t, keyB, 1)[0].ID
 	c := newChrome(t, f.svc.URL)
-	c.signIn(keyB)
+	c.signIn(f.personIn(t, tenantB, "owner", "Hebat admin"))
 	c.visit("/app/received", "received")
 	if got := c.text("table tbody"); !strings.Contains(got, "R-001") {
 		t.Fatalf("the list shows %q", got)
@@ -64,7 +64,7 @@ func TestBrowserReceiptsAndConsolidations(t *testing.T) {
 	id := f.receipt(t, f.key, "C-001", at)
 	f.receipt(t, f.key, "<script>alert(1)</script>", at.Add(time.Hour))
 	c := newChrome(t, f.svc.URL)
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	c.visit("/app/receipts", "receipts")
 	if got := c.text("table tbody"); !strings.Contains(got, "<script>alert(1)</script>") || !strings.Contains(got, "C-001") {
 		t.Errorf("the receipts list shows %q", got)
@@ -99,7 +99,7 @@ func TestBrowserWebhooks(t *testing.T) {
 	f := newFixture(t, "--webhook-allow-private", "--rate-limit", "100000")
 	srv, _ := hookEndpoint(t, 200)
 	c := newChrome(t, f.svc.URL)
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	c.visit("/app/webhooks", "webhooks-empty")
 	c.run(chromedp.Click(`a[href="/app/webhooks/new"]`, chromedp.ByQuery), chromedp.WaitVisible("#f-url", chromedp.ByQuery))
 	c.screenshot("webhook-new")

@@ -64,7 +64,7 @@ func TestBrowserDocumentFlow(t *testing.T) {
 	f := newFixture(t, "--sandbox-delay", "0")
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	c := newChrome(t, f.svc.URL)
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	c.visit("/app/documents/new?type=invoice", "new-invoice")
 	c.run(chromedp.SendKeys(byName("invoiceSerialNumber"), "WEB-001", chromedp.ByQuery))
 	c.fillLine("Widget <b>bold</b>")

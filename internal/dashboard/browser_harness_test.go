@@ -156,10 +156,11 @@ func (c *chrome) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
-// signIn types the key into the sign-in page and submits it.
-func (c *chrome) signIn(key string) {
+// signIn types the person's e-mail and password into the sign-in page
+// and submits it.
+func (c *chrome) signIn(who *person) {
 	c.t.Helper()
 	c.visit("/app/signin", "signin")
-	c.run(chromedp.SendKeys("#f-key", key, chromedp.ByQuery), chromedp.Submit("#f-key", chromedp.ByQuery),
-		chromedp.WaitVisible("nav.tabs", chromedp.ByQuery))
+	c.run(chromedp.SendKeys("#f-email", who.Email, chromedp.ByQuery), chromedp.SendKeys("#f-password", who.Password, chromedp.ByQuery),
+		chromedp.Submit("#f-password", chromedp.ByQuery), chromedp.WaitVisible("nav.tabs", chromedp.ByQuery))
 }

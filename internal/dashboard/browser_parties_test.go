@@ -15,7 +15,7 @@ func TestBrowserBuyersSellersProfile(t *testing.T) {
 	f := newFixture(t)
 	id := f.buyer(t, f.key, "<script>alert(1)</script>")
 	c := newChrome(t, f.svc.URL)
-	c.signIn(f.key)
+	c.signIn(f.owner)
 
 	c.visit("/app/buyers", "buyers")
 	if got := c.text("table tbody td a"); got != "<script>alert(1)</script>" {

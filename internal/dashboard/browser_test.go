@@ -17,7 +17,7 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 	f.invoice(t, f.key, buyer, "INV-002")
 	c := newChrome(t, f.svc.URL)
 
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	c.screenshot("documents")
 	if got := c.text("table tbody"); !strings.Contains(got, "INV-001") || !strings.Contains(got, "INV-002") {
 		t.Fatalf("the list shows %q", got)
@@ -46,7 +46,7 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 	}
 	c.run(chromedp.EmulateViewport(1280, 900))
 
-	c.run(chromedp.Click(`form[action="/app/signout"] button`, chromedp.ByQuery), chromedp.WaitVisible("#f-key", chromedp.ByQuery))
+	c.run(chromedp.Click(`form[action="/app/signout"] button`, chromedp.ByQuery), chromedp.WaitVisible("#f-email", chromedp.ByQuery))
 	c.screenshot("signed-out")
 	c.visit("/app/documents", "after-signout")
 	var url string
@@ -63,7 +63,7 @@ func TestBrowserValidDocument(t *testing.T) {
 	f := newFixture(t, "--sandbox-delay", "0")
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	c := newChrome(t, f.svc.URL)
-	c.signIn(f.key)
+	c.signIn(f.owner)
 	c.visit("/app/documents/"+id, "draft")
 	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
 	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
@@ -83,11 +83,12 @@ func TestBrowserValidDocument(t *testing.T) {
 	}
 }
 
-// TestBrowserReadOnly: a read-only key's pages show no write control.
+// TestBrowserReadOnly: a viewer's pages show no write control, and name
+// the viewer, the role and the tenant.
 func TestBrowserReadOnly(t *testing.T) {
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	c := newChrome(t, f.svc.URL)
 	c.signIn(ro)
 	c.visit("/app/documents/"+id, "read-only-document")
@@ -96,31 +97,33 @@ func TestBrowserReadOnly(t *testing.T) {
 	if n != 0 {
 		t.Errorf("a read-only key sees %d write forms", n)
 	}
-	if got := c.text(".who"); !strings.Contains(got, "Aisyah") || !strings.Contains(got, "read-only") {
+	if got := c.text(".who"); !strings.Contains(got, "Aisyah") || !strings.Contains(got, "viewer") || !strings.Contains(got, "Demo Trading") {
 		t.Errorf("the page names %q", got)
 	}
 }
 
-// TestBrowserErrorsAndKeyboard: a wrong key is refused beside the field;
-// the sign-in form works by keyboard alone (Tab to the key, Enter); an
-// unknown page is our 404 page.
+// TestBrowserErrorsAndKeyboard: a wrong password is refused above the
+// form; the sign-in form works by keyboard alone (Tab to the e-mail, Tab to
+// the password, Enter); an unknown page is our 404 page.
 func TestBrowserErrorsAndKeyboard(t *testing.T) {
 	f := newFixture(t)
 	c := newChrome(t, f.svc.URL)
 	c.visit("/app/signin", "signin")
-	c.run(chromedp.SendKeys("#f-key", "eik_not-a-key\r", chromedp.ByQuery), chromedp.WaitVisible("#e-key", chromedp.ByQuery))
-	c.screenshot("signin-wrong-key")
-	if got := c.text("#e-key"); !strings.Contains(got, "unknown or revoked") {
-		t.Errorf("the key's error says %q", got)
+	c.run(chromedp.SendKeys("#f-email", f.owner.Email, chromedp.ByQuery), chromedp.SendKeys("#f-password", "not the password\r", chromedp.ByQuery),
+		chromedp.WaitVisible(`[role="alert"]`, chromedp.ByQuery))
+	c.screenshot("signin-wrong-password")
+	if got := c.text(`[role="alert"]`); !strings.Contains(got, "password is wrong") {
+		t.Errorf("the sign-in's error says %q", got)
 	}
-	// By keyboard: the skip link first, then the key field.
+	// By keyboard: the skip link first, then the e-mail, then the password.
 	c.visit("/app/signin", "signin-again")
 	var focused string
 	c.run(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"), chromedp.Evaluate(`document.activeElement.id`, &focused))
-	if focused != "f-key" {
-		t.Fatalf("two Tabs focus %q, want the key field", focused)
+	if focused != "f-email" {
+		t.Fatalf("two Tabs focus %q, want the e-mail field", focused)
 	}
-	c.run(chromedp.KeyEvent(f.key), chromedp.KeyEvent("\r"), chromedp.WaitVisible("nav.tabs", chromedp.ByQuery))
+	c.run(chromedp.KeyEvent(f.owner.Email), chromedp.KeyEvent("\t"), chromedp.KeyEvent(f.owner.Password), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible("nav.tabs", chromedp.ByQuery))
 	c.visit("/app/no-such-page", "not-found")
 	if got := c.text("h1"); got != "Not found" {
 		t.Errorf("an unknown page's title is %q", got)

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestSignInListDetailSignOut(t *testing.T) {
 	if p := b.get("/app/documents"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/app/signin") {
 		t.Fatalf("documents without a session = %d %q, want the sign-in page", p.status, p.header.Get("Location"))
 	}
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/documents")
 	if p.status != http.StatusOK || !strings.Contains(p.body, "INV-001") || !strings.Contains(p.body, `Draft <span class="count">1</span>`) {
 		t.Fatalf("documents = %d:\n%s", p.status, p.body)
@@ -34,14 +35,25 @@ func TestSignInListDetailSignOut(t *testing.T) {
 	}
 }
 
-// TestWrongKey: an unknown key is refused beside the field; no cookie.
-func TestWrongKey(t *testing.T) {
+// TestWrongPassword: an unknown e-mail and a wrong password get the same
+// page (but the CSRF token), no cookie; an API key is no sign-in.
+func TestWrongPassword(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	p := b.post("/app/signin", url.Values{"key": {"eik_wrongwrongwrongwrongwrongwrongwrongwrongwro"}, "csrf": {b.csrf("/app/signin")}})
-	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, `id="e-key"`) || b.session() != "" {
-		t.Fatalf("wrong key = %d, session %q:\n%s", p.status, b.session(), p.body)
+	csrf := b.csrf("/app/signin")
+	answer := func(email, password string) page {
+		p := b.post("/app/signin", url.Values{"email": {email}, "password": {password}, "csrf": {csrf}})
+		p.body = csrfField.ReplaceAllString(p.body, "")
+		return p
+	}
+	wrong, unknown := answer(f.owner.Email, "not the password"), answer("nobody@example.com", "not the password")
+	if wrong.status != http.StatusUnauthorized || unknown.status != wrong.status || unknown.body != strings.ReplaceAll(wrong.body, f.owner.Email, "nobody@example.com") ||
+		!strings.Contains(wrong.body, "The e-mail or the password is wrong.") || b.session() != "" {
+		t.Fatalf("wrong password = %d, unknown e-mail = %d, session %q:\n%s\n---\n%s", wrong.status, unknown.status, b.session(), wrong.body, unknown.body)
+	}
+	if p := answer("", f.key); p.status != http.StatusUnauthorized || b.session() != "" {
+		t.Errorf("the API key as a password = %d, session %q", p.status, b.session())
 	}
 }
 
@@ -70,8 +82,8 @@ func TestCSRF(t *testing.T) {
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	alice, mallory := f.browser(t), f.browser(t)
-	alice.signIn(f.key)
-	mallory.signIn(f.key)
+	alice.signIn(f.owner)
+	mallory.signIn(f.owner)
 	stolen := mallory.csrf("/app/documents")
 	for name, form := range map[string]url.Values{"missing": {}, "another session's": {"csrf": {stolen}}, "garbage": {"csrf": {"x"}}} {
 		if p := alice.post("/app/documents/"+id+"/validate", form); p.status != http.StatusForbidden {
@@ -102,9 +114,9 @@ func TestOtherTenant(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
-	_, keyB := f.newTenant(t, "Other Sdn. Bhd.")
+	tenantB, _ := f.newTenant(t, "Other Sdn. Bhd.")
 	b := f.browser(t)
-	b.signIn(keyB)
+	b.signIn(f.personIn(t, tenantB, "owner", "Other admin"))
 	if p := b.get("/app/documents/" + id); p.status != http.StatusNotFound || strings.Contains(p.body, "Hebat") {
 		t.Errorf("another tenant's document = %d:\n%s", p.status, p.body)
 	}
@@ -120,23 +132,23 @@ func TestOtherTenant(t *testing.T) {
 	if p := b.get("/app/documents"); strings.Contains(p.body, "INV-001") {
 		t.Errorf("another tenant's list shows INV-001:\n%s", p.body)
 	}
-	if p := b.get("/app/documents"); !strings.Contains(p.body, "Other Sdn. Bhd. admin") {
-		t.Errorf("the page does not name the key's person:\n%s", p.body)
+	if p := b.get("/app/documents"); !strings.Contains(p.body, "Other admin") || !strings.Contains(p.body, "Other Sdn. Bhd.") {
+		t.Errorf("the page does not name the person and the tenant:\n%s", p.body)
 	}
 }
 
 // TestExpiredSession: a session unused for longer than the idle timeout,
-// or older than its lifetime, or of a revoked key, is over.
+// or older than its lifetime, or of a user removed from the tenant, is over.
 func TestExpiredSession(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	f.clock.Advance(3 * time.Hour)
 	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
 		t.Errorf("after 3 idle hours = %d, want a redirect to sign in", p.status)
 	}
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	for range 13 {
 		f.clock.Advance(time.Hour)
 		b.get("/app/documents")
@@ -144,19 +156,21 @@ func TestExpiredSession(t *testing.T) {
 	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
 		t.Errorf("after 13 busy hours = %d, want a redirect to sign in", p.status)
 	}
-	tenant := f.demoTenant(t)
-	key := f.run(t, "key", "create", "--tenant", tenant, "--name", "Temp")
-	b.signIn(key)
-	out := f.run(t, "key", "list", "--tenant", tenant)
-	var keyID string
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasSuffix(l, "Temp") {
-			keyID = strings.Fields(l)[0]
-		}
+	temp := f.personIn(t, f.demoTenant(t), "accountant", "Temp")
+	b.signIn(temp)
+	ob := f.browser(t)
+	ob.signIn(f.owner)
+	people := ob.get("/app/people").body
+	i := strings.Index(people, temp.Email)
+	m := regexp.MustCompile(`/app/people/([0-9a-f-]{36})/remove`).FindStringSubmatch(people[i:])
+	if i < 0 || m == nil {
+		t.Fatalf("the people page does not list %s:\n%s", temp.Email, people)
 	}
-	f.run(t, "key", "revoke", keyID)
+	if p := ob.post("/app/people/"+m[1]+"/remove", url.Values{"csrf": {ob.csrf("/app/people")}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove = %d:\n%s", p.status, p.body)
+	}
 	if p := b.get("/app/documents"); p.status != http.StatusSeeOther {
-		t.Errorf("after its key was revoked = %d, want a redirect to sign in", p.status)
+		t.Errorf("after its user was removed from the tenant = %d, want a redirect to sign in", p.status)
 	}
 }
 
@@ -165,7 +179,7 @@ func TestReadOnlyKey(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	b := f.browser(t)
 	b.signIn(ro)
 	p := b.get("/app/documents/" + id)
@@ -186,7 +200,7 @@ func TestHTMLEscaped(t *testing.T) {
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "<script>alert(1)</script>"), "<b>INV</b>")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	for _, path := range []string{"/app/documents/" + id, "/app/documents"} {
 		p := b.get(path)
 		if strings.Contains(p.body, "<script>") || strings.Contains(p.body, "<b>INV") {
@@ -206,7 +220,7 @@ func TestCSV(t *testing.T) {
 	f.invoice(t, f.key, buyer, "=HYPERLINK(1)")
 	f.invoice(t, f.key, buyer, "A,\"quoted\"")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/documents.csv?status=draft")
 	if p.status != http.StatusOK || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv = %d %q", p.status, p.header.Get("Content-Type"))

@@ -31,7 +31,7 @@ func TestDocumentFormCreate(t *testing.T) {
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "Hebat <b>Group</b>")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	if p := b.get("/app/documents"); !strings.Contains(p.body, `href="/app/documents/new"`) {
 		t.Errorf("no New document link on the list")
 	}
@@ -151,7 +151,7 @@ func TestDocumentFormEdit(t *testing.T) {
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	id := f.invoice(t, f.key, buyer, "E-001")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	doc := "/app/documents/" + id
 	if p := b.get(doc); !strings.Contains(p.body, `href="`+doc+`/edit"`) {
 		t.Fatalf("no Edit link on a draft's page")
@@ -184,7 +184,7 @@ func TestDocumentFormEdit(t *testing.T) {
 	}
 
 	// Read-only: no controls, POSTs refused.
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(doc); strings.Contains(p.body, doc+"/edit") {
@@ -247,7 +247,7 @@ func TestDocumentFormEditKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	edit := "/app/documents/" + d.ID + "/edit"
 	p := b.get(edit)
 	if !strings.Contains(p.body, "MYR 232.00") {

@@ -18,7 +18,7 @@ func TestDocumentLifecycle(t *testing.T) {
 	f := newFixture(t, "--sandbox-delay", "0")
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	doc := "/app/documents/" + id
 	for _, action := range []string{"validate", "submit"} {
 		p := b.post(doc+"/"+action, url.Values{"csrf": {b.csrf(doc)}})
@@ -66,7 +66,7 @@ func TestDocumentLifecycle(t *testing.T) {
 	}
 	f.waitStatus(t, other, client.StatusValid)
 	f.clock.Advance(73 * time.Hour)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	late := "/app/documents/" + other
 	if p := b.get(late); p.status != http.StatusOK || strings.Contains(p.body, late+"/cancel") {
 		t.Errorf("after the 72-hour window = %d, the cancel form shown: %v", p.status, strings.Contains(p.body, late+"/cancel"))

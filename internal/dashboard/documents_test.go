@@ -20,7 +20,7 @@ func TestDocumentsPagingAndFilter(t *testing.T) {
 		f.invoice(t, f.key, buyer, fmt.Sprintf("P-%03d", i))
 	}
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/documents")
 	if n := strings.Count(p.body, `<a href="/app/documents/`); n != 25 || !strings.Contains(p.body, "Page 1 of 6") || !strings.Contains(p.body, `href="?page=2"`) {
 		t.Fatalf("page 1: %d rows:\n%s", n, p.body)

@@ -18,7 +18,7 @@ func TestEveryFormRefusesForeignPosts(t *testing.T) {
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	id := f.invoice(t, f.key, buyer, "INV-001")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	token := b.csrf("/app/documents")
 	routes := []string{
 		"/app/signout", "/app/documents/" + id + "/validate", "/app/documents/" + id + "/submit",
@@ -98,5 +98,5 @@ func TestEveryFormRefusesForeignPosts(t *testing.T) {
 			t.Errorf("sign in with %s = %d, session %q; want 403 and none", c.what, p.status, s.session())
 		}
 	}
-	s.signIn(f.key) // with its own token and our Origin
+	s.signIn(f.owner) // with its own token and our Origin
 }

@@ -16,22 +16,58 @@ import (
 	"github.com/einvoice/einvoice/internal/testdb"
 )
 
-// fixture is a running serve (SQLite) with its demo tenant's key and a
-// clock the tests can move.
+// fixture is a running serve (SQLite) with its demo tenant's key, the
+// demo tenant's owner (its password set through the link serve printed)
+// and a clock the tests can move.
 type fixture struct {
 	svc   *servetest.Service
 	key   string
+	owner *person
 	clock *testclock.Clock
+}
+
+// person is a user who signs in to the dashboard.
+type person struct {
+	Name, Email, Password string
 }
 
 func newFixture(t *testing.T, serveArgs ...string) *fixture {
 	t.Helper()
 	clock := &testclock.Clock{}
 	svc := servetest.StartAt(t, testdb.SQLite(t), clock.Now, serveArgs...)
-	if svc.DemoKey == "" {
-		t.Fatal("serve printed no demo key")
+	if svc.DemoKey == "" || svc.OwnerLink == "" {
+		t.Fatal("serve printed no demo key or no owner link")
 	}
-	return &fixture{svc: svc, key: svc.DemoKey, clock: clock}
+	f := &fixture{svc: svc, key: svc.DemoKey, clock: clock}
+	f.owner = &person{Name: "Owner", Email: "owner@example.com", Password: "owner password 1"}
+	f.setPassword(t, svc.OwnerLink, f.owner)
+	return f
+}
+
+// personIn makes a user of the tenant with the role (`user add`), sets
+// its password through the link printed, and returns it.
+func (f *fixture) personIn(t *testing.T, tenantID, role, name string) *person {
+	t.Helper()
+	p := &person{Name: name, Email: strings.ToLower(strings.ReplaceAll(name, " ", ".")) + "." + role + "@" + tenantID[len(tenantID)-8:] + ".example",
+		Password: name + " secret pass"}
+	link := f.run(t, "user", "add", "--tenant", tenantID, "--email", p.Email, "--role", role, "--name", name)
+	f.setPassword(t, link, p)
+	return p
+}
+
+// setPassword follows a one-time link in a browser of its own and sets
+// the person's password (which signs that browser in).
+func (f *fixture) setPassword(t *testing.T, link string, p *person) {
+	t.Helper()
+	b := f.browser(t)
+	i := strings.Index(link, "/app/link/")
+	if i < 0 {
+		t.Fatalf("not a one-time link: %q", link)
+	}
+	path := link[i:] // the CLI's links name the default address, not this test's port
+	if r := b.post(path, url.Values{"csrf": {b.csrf(path)}, "name": {p.Name}, "password": {p.Password}}); r.status != http.StatusSeeOther {
+		t.Fatalf("set the password of %s at %s = %d:\n%s", p.Email, path, r.status, r.body)
+	}
 }
 
 // api is the public client of the API with key.
@@ -155,10 +191,10 @@ func (b *browser) post(path string, form url.Values) page {
 	return b.do(req)
 }
 
-// signIn signs in with key and checks the redirect to the documents.
-func (b *browser) signIn(key string) {
+// signIn signs the person in and checks the redirect to the documents.
+func (b *browser) signIn(who *person) {
 	b.t.Helper()
-	p := b.post("/app/signin", url.Values{"key": {key}, "csrf": {b.csrf("/app/signin")}})
+	p := b.post("/app/signin", url.Values{"email": {who.Email}, "password": {who.Password}, "csrf": {b.csrf("/app/signin")}})
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/app/documents" {
 		b.t.Fatalf("sign in = %d %q, want 303 to /app/documents:\n%s", p.status, p.header.Get("Location"), p.body)
 	}

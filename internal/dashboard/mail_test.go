@@ -79,7 +79,7 @@ func TestMail(t *testing.T) {
 	id := f.validInvoice(t, "INV-001")
 	doc := "/app/documents/" + id
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 
 	// The Mail page.
 	p := b.get("/app/mail")
@@ -225,7 +225,7 @@ func TestMail(t *testing.T) {
 	}
 
 	// A read-only key.
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get("/app/mail/settings"); p.status != http.StatusOK || strings.Contains(p.body, `method="post" action="/app/mail`) || !strings.Contains(p.body, "Demo &lt;Trading&gt;") {
@@ -258,9 +258,9 @@ func TestMail(t *testing.T) {
 	}
 
 	// Another tenant.
-	_, otherKey := f.newTenant(t, "Other")
+	otherTenant, _ := f.newTenant(t, "Other")
 	ob := f.browser(t)
-	ob.signIn(otherKey)
+	ob.signIn(f.personIn(t, otherTenant, "owner", "Other owner"))
 	for _, path := range []string{msg, msg + "/attachment"} {
 		if p := ob.get(path); p.status != http.StatusNotFound {
 			t.Errorf("another tenant's %s = %d, want 404", path, p.status)

@@ -22,7 +22,7 @@ func TestBuyersEscaped(t *testing.T) {
 	f := newFixture(t)
 	id := f.buyer(t, f.key, "<script>alert(1)</script>")
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	for _, path := range []string{"/app/buyers", "/app/buyers?search=script", "/app/buyers/" + id} {
 		p := b.get(path)
 		if p.status != http.StatusOK || !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") || strings.Contains(p.body, "<script>alert") {
@@ -47,7 +47,7 @@ func TestBuyerForms(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	csrf := b.csrf("/app/buyers/new")
 
 	bad := buyerForm(csrf, "Kedai <b>Ali</b>")
@@ -91,7 +91,7 @@ func TestBuyerForms(t *testing.T) {
 	}
 
 	// Read-only: no write controls, and its POSTs refused.
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(path); p.status != http.StatusOK || strings.Contains(p.body, "/edit") || strings.Contains(p.body, "/delete") {
@@ -141,7 +141,7 @@ func TestSellerForms(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	csrf := b.csrf("/app/sellers/new")
 	form := buyerForm(csrf, "Pembekal <i>Kecil</i>")
 	form.Set("msicCode", "01111")
@@ -163,9 +163,9 @@ func TestSellerForms(t *testing.T) {
 		t.Errorf("a seller shows among the buyers:\n%s", p.body)
 	}
 	sellerID := strings.TrimPrefix(created, "/app/sellers/")
-	_, other := f.newTenant(t, "Other")
+	otherTenant, _ := f.newTenant(t, "Other")
 	ob := f.browser(t)
-	ob.signIn(other)
+	ob.signIn(f.personIn(t, otherTenant, "owner", "Other owner"))
 	ocsrf := ob.csrf("/app/sellers")
 	for _, path := range []string{"/app/sellers/" + sellerID, "/app/sellers/" + sellerID + "/edit", "/app/buyers/" + sellerID} {
 		if p := ob.get(path); p.status != http.StatusNotFound {
@@ -188,7 +188,7 @@ func TestBuyersPaged(t *testing.T) {
 		f.buyer(t, f.key, "Kedai "+strings.Repeat("x", i+1))
 	}
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/buyers?search=kedai")
 	if !strings.Contains(p.body, "26 buyers") || !strings.Contains(p.body, "Page 1 of 2") || !strings.Contains(p.body, `href="?page=2&amp;search=kedai"`) {
 		t.Fatalf("first page:\n%s", p.body)

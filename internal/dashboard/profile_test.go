@@ -43,7 +43,7 @@ func TestProfileForm(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/profile")
 	if p.status != http.StatusOK || !strings.Contains(p.body, `action="/app/profile"`) {
 		t.Fatalf("profile = %d:\n%s", p.status, p.body)
@@ -80,7 +80,7 @@ func TestProfileForm(t *testing.T) {
 		t.Errorf("after save:\n%s", p.body)
 	}
 
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	p = rb.get("/app/profile")
@@ -105,7 +105,7 @@ func TestAuthorityForm(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	csrf := b.csrf("/app/profile")
 	prof, err := f.api(f.key).Profile.Get(t.Context())
 	if err != nil {

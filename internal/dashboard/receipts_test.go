@@ -41,7 +41,7 @@ func TestReceipts(t *testing.T) {
 	}
 	f.receipt(t, f.key, "<script>alert(1)</script>", now.Add(-time.Hour))
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	p := b.get("/app/receipts")
 	if n := strings.Count(p.body, `<a href="/app/receipts/`); p.status != http.StatusOK || n != 25 || !strings.Contains(p.body, "Page 1 of 2") {
 		t.Fatalf("page 1 = %d, %d rows:\n%s", p.status, n, p.body)
@@ -77,7 +77,7 @@ func TestReceipts(t *testing.T) {
 	if p := b.post(doc+"/delete", url.Values{}); p.status != http.StatusForbidden {
 		t.Errorf("delete without the CSRF token = %d, want 403", p.status)
 	}
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(doc); p.status != http.StatusOK || strings.Contains(p.body, doc+"/delete") {
@@ -86,9 +86,9 @@ func TestReceipts(t *testing.T) {
 	if p := rb.post(doc+"/delete", url.Values{"csrf": {rb.csrf("/app/receipts")}}); p.status != http.StatusForbidden {
 		t.Errorf("a read-only key's delete = %d, want 403", p.status)
 	}
-	_, otherKey := f.newTenant(t, "Other")
+	otherTenant, _ := f.newTenant(t, "Other")
 	ob := f.browser(t)
-	ob.signIn(otherKey)
+	ob.signIn(f.personIn(t, otherTenant, "owner", "Other owner"))
 	if p := ob.get(doc); p.status != http.StatusNotFound {
 		t.Errorf("another tenant's receipt = %d, want 404", p.status)
 	}
@@ -128,7 +128,7 @@ func TestConsolidations(t *testing.T) {
 	rid := f.receipt(t, f.key, "C-001", at)
 	f.receipt(t, f.key, "C-002", at.Add(time.Hour))
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	list := "/app/consolidations"
 	if p := b.get(list); p.status != http.StatusOK || !strings.Contains(p.body, "No consolidations yet.") || !strings.Contains(p.body, `id="f-month"`) {
 		t.Fatalf("the empty list = %d:\n%s", p.status, p.body)
@@ -144,7 +144,7 @@ func TestConsolidations(t *testing.T) {
 	if p := b.post(list, url.Values{"month": {month}}); p.status != http.StatusForbidden {
 		t.Errorf("consolidate without the CSRF token = %d, want 403", p.status)
 	}
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(list); strings.Contains(p.body, `id="f-month"`) {
@@ -174,9 +174,9 @@ func TestConsolidations(t *testing.T) {
 	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="e-month"`) || !strings.Contains(p.body, "no receipt left") {
 		t.Errorf("consolidate again = %d:\n%s", p.status, p.body)
 	}
-	_, otherKey := f.newTenant(t, "Other")
+	otherTenant, _ := f.newTenant(t, "Other")
 	ob := f.browser(t)
-	ob.signIn(otherKey)
+	ob.signIn(f.personIn(t, otherTenant, "owner", "Other owner"))
 	if p := ob.get(loc); p.status != http.StatusNotFound {
 		t.Errorf("another tenant's consolidation = %d, want 404", p.status)
 	}

@@ -29,7 +29,7 @@ func TestReceived(t *testing.T) {
 	}
 
 	b := f.browser(t)
-	b.signIn(keyB)
+	b.signIn(f.personIn(t, tenantB, "owner", "Hebat admin"))
 	p := b.get("/app/received")
 	if p.status != http.StatusOK || strings.Count(p.body, `<a href="/app/received/`) != 2 || !strings.Contains(p.body, "R-001") {
 		t.Fatalf("the received list = %d:\n%s", p.status, p.body)
@@ -63,7 +63,7 @@ func TestReceived(t *testing.T) {
 	}
 
 	// A read-only key sees no form, and its post is refused.
-	ro := f.run(t, "key", "create", "--tenant", tenantB, "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, tenantB, "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(doc); p.status != http.StatusOK || strings.Contains(p.body, doc+"/reject") {
@@ -74,7 +74,7 @@ func TestReceived(t *testing.T) {
 	}
 	// Another tenant (the issuer) does not see it.
 	ab := f.browser(t)
-	ab.signIn(f.key)
+	ab.signIn(f.owner)
 	if p := ab.get(doc); p.status != http.StatusNotFound {
 		t.Errorf("another tenant's received document = %d, want 404", p.status)
 	}
@@ -92,7 +92,7 @@ func TestReceived(t *testing.T) {
 
 	// After the 72 hours: no form; a reject posted anyway is refused.
 	f.clock.Advance(73 * time.Hour)
-	b.signIn(keyB)
+	b.signIn(f.personIn(t, tenantB, "owner", "Hebat admin"))
 	other := "/app/received/" + late
 	if p := b.get(other); p.status != http.StatusOK || strings.Contains(p.body, other+"/reject") || !strings.Contains(p.body, "rejection window is closed") {
 		t.Errorf("after the window = %d:\n%s", p.status, p.body)

@@ -89,8 +89,17 @@ func (d *Dashboard) page(h handler) http.Handler {
 			return
 		}
 		if u == nil {
+			next := url.QueryEscape(safeNext(r.URL.RequestURI()))
+			if c, err := r.Cookie(sessionCookie); err == nil {
+				if _, err := d.svc.PendingSession(r.Context(), c.Value); err == nil {
+					// Signed in by password, waiting for the code: the
+					// code's page, the waiting session kept.
+					http.Redirect(w, r, "/app/signin/code?next="+next, http.StatusSeeOther)
+					return
+				}
+			}
 			clearSessionCookie(w, r)
-			http.Redirect(w, r, "/app/signin?next="+url.QueryEscape(safeNext(r.URL.RequestURI())), http.StatusSeeOther)
+			http.Redirect(w, r, "/app/signin?next="+next, http.StatusSeeOther)
 			return
 		}
 		h(w, r.WithContext(einvoice.WithActor(r.Context(), u.actor(r))), u)

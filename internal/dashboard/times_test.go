@@ -28,7 +28,7 @@ func TestMalaysianTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	doc := "/app/documents/" + d.ID
 	p := b.get(doc)
 	if p.status != http.StatusOK || !strings.Contains(p.body, "· issued 2026-11-28 ·") || strings.Contains(p.body, "issued 2026-11-27") {
@@ -68,7 +68,7 @@ func TestIssueDateFormMalaysian(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	myt := time.FixedZone("MYT", 8*3600)
 	today := f.clock.Now().In(myt).Format(time.DateOnly)
 	form := invoiceForm(b.csrf("/app/documents/new?type=invoice"), f.buyer(t, f.key, "Hebat Group"), "F-MYT")

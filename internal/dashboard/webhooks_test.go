@@ -39,7 +39,7 @@ func TestWebhooks(t *testing.T) {
 	f := newFixture(t, "--webhook-allow-private", "--rate-limit", "100000")
 	srv, hits := hookEndpoint(t, http.StatusNoContent)
 	b := f.browser(t)
-	b.signIn(f.key)
+	b.signIn(f.owner)
 	if p := b.get("/app/webhooks"); p.status != http.StatusOK || !strings.Contains(p.body, "No webhooks yet.") || !strings.Contains(p.body, `href="/app/webhooks/new"`) {
 		t.Fatalf("the empty list = %d:\n%s", p.status, p.body)
 	}
@@ -110,7 +110,7 @@ func TestWebhooks(t *testing.T) {
 	}
 
 	// Read-only, CSRF, another tenant.
-	ro := f.run(t, "key", "create", "--tenant", f.demoTenant(t), "--read-only", "--name", "Aisyah")
+	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
 	rb := f.browser(t)
 	rb.signIn(ro)
 	if p := rb.get(hook); p.status != http.StatusOK || strings.Contains(p.body, `method="post" action="/app/webhooks`) {
@@ -130,9 +130,9 @@ func TestWebhooks(t *testing.T) {
 			t.Errorf("POST %s without the CSRF token = %d, want 403", path, p.status)
 		}
 	}
-	_, otherKey := f.newTenant(t, "Other")
+	otherTenant, _ := f.newTenant(t, "Other")
 	ob := f.browser(t)
-	ob.signIn(otherKey)
+	ob.signIn(f.personIn(t, otherTenant, "owner", "Other owner"))
 	if p := ob.get(hook); p.status != http.StatusNotFound {
 		t.Errorf("another tenant's webhook = %d, want 404", p.status)
 	}

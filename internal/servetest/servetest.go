@@ -28,6 +28,10 @@ const SecretKey = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="
 // `key create` prints a new one.
 var KeyPattern = regexp.MustCompile(`eik_[A-Za-z0-9_-]{43}`)
 
+// LinkPattern matches a one-time link of the dashboard, as `serve` prints
+// the demo owner's and `user add` prints a new user's.
+var LinkPattern = regexp.MustCompile(`https?://[^\s]+/app/link/[A-Za-z0-9_-]{43}`)
+
 // Buffer is a bytes.Buffer safe for a writer and a reader.
 type Buffer struct {
 	mu sync.Mutex
@@ -55,10 +59,13 @@ func Env(vars map[string]string) func(string) string {
 type Service struct {
 	URL     string
 	DemoKey string // the demo tenant's key, when this start created it
-	DSN     string
-	Stderr  *Buffer
-	cancel  context.CancelFunc
-	done    chan int
+	// OwnerLink is the demo owner's one-time link that sets its password,
+	// when this start created it.
+	OwnerLink string
+	DSN       string
+	Stderr    *Buffer
+	cancel    context.CancelFunc
+	done      chan int
 }
 
 // Start runs serve on a loopback port until the test ends.
@@ -78,7 +85,10 @@ func StartAt(t testing.TB, dsn string, now func() time.Time, args ...string) *Se
 			// The consolidation scheduler would consolidate the previous
 			// month's receipts of every test: a test that wants it passes
 			// --auto-consolidate.
-			"EINVOICE_AUTO_CONSOLIDATE": "false"})}
+			"EINVOICE_AUTO_CONSOLIDATE": "false",
+			// A password hash of 1 MiB: tests sign in often (the sign-in
+			// tests that measure pass --argon2-memory).
+			"EINVOICE_ARGON2_MEMORY": "1024"})}
 	s := &Service{DSN: dsn, Stderr: stderr, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- m.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...))
@@ -94,6 +104,7 @@ func StartAt(t testing.TB, dsn string, now func() time.Time, args ...string) *Se
 		t.Fatalf("serve did not listen within 30s:\n%s", stderr.String())
 	}
 	s.DemoKey = KeyPattern.FindString(stdout.String())
+	s.OwnerLink = LinkPattern.FindString(stdout.String())
 	t.Cleanup(func() { s.Stop(t) })
 	return s
 }
