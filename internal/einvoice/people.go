@@ -157,6 +157,19 @@ type Passkey struct {
 	LastUsedAt *time.Time
 }
 
+// PasskeyChallenge is a WebAuthn ceremony begun and not yet finished (a
+// passkey's registration or a sign-in with one), kept in the database so
+// that any replica finishes it: found by the SHA-256 of its challenge, used
+// once, until it expires.
+type PasskeyChallenge struct {
+	Hash []byte
+	// UserID is the registering user; "" for a sign-in.
+	UserID string
+	// Data is the library's session data (JSON).
+	Data      []byte
+	ExpiresAt time.Time
+}
+
 // SessionStage tells what a session may do.
 type SessionStage string
 
@@ -219,8 +232,13 @@ type UserStore interface {
 	UsePasskey(ctx context.Context, id, credential []byte, at time.Time) error
 	// DeletePasskey removes the user's passkey, or returns ErrNotFound.
 	DeletePasskey(ctx context.Context, userID string, id []byte) error
-	// DeleteOldSignInData removes sign-in failures and one-time links
-	// older than the time, and reports how many.
+	// CreatePasskeyChallenge inserts a ceremony begun.
+	CreatePasskeyChallenge(ctx context.Context, c *PasskeyChallenge) error
+	// TakePasskeyChallenge removes and returns the ceremony of a challenge's
+	// hash, once: ErrNotFound when it is unknown, used or expired.
+	TakePasskeyChallenge(ctx context.Context, hash []byte, now time.Time) (*PasskeyChallenge, error)
+	// DeleteOldSignInData removes sign-in failures, one-time links and
+	// passkey ceremonies older than the time, and reports how many.
 	DeleteOldSignInData(ctx context.Context, before time.Time) (int64, error)
 }
 

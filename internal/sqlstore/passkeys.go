@@ -96,3 +96,34 @@ func (s *Store) DeletePasskey(ctx context.Context, userID string, id []byte) err
 	}
 	return mustAffect(res)
 }
+
+// CreatePasskeyChallenge inserts a passkey ceremony begun.
+func (s *Store) CreatePasskeyChallenge(ctx context.Context, c *einvoice.PasskeyChallenge) error {
+	_, err := s.ws.ExecContext(ctx, `INSERT INTO passkey_challenges (hash, user_id, data, expires_at) VALUES ($1,$2,$3,$4)`,
+		c.Hash, c.UserID, c.Data, micros(c.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("insert passkey challenge: %w", err)
+	}
+	return nil
+}
+
+// TakePasskeyChallenge removes and returns the ceremony of a challenge's
+// hash, once (one statement: of two replicas finishing it at once, one
+// gets it); einvoice.ErrNotFound when it is unknown, used or expired.
+func (s *Store) TakePasskeyChallenge(ctx context.Context, hash []byte, now time.Time) (*einvoice.PasskeyChallenge, error) {
+	c := einvoice.PasskeyChallenge{Hash: hash}
+	var expires int64
+	err := s.ws.QueryRowContext(ctx, `DELETE FROM passkey_challenges WHERE hash = $1 RETURNING user_id, data, expires_at`, hash).
+		Scan(&c.UserID, &c.Data, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, einvoice.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("take passkey challenge: %w", err)
+	}
+	c.ExpiresAt = fromMicros(expires)
+	if !c.ExpiresAt.After(now) {
+		return nil, einvoice.ErrNotFound
+	}
+	return &c, nil
+}

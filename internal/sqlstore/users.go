@@ -337,11 +337,12 @@ func (s *Store) ClearSignInFailures(ctx context.Context, email string) error {
 	return nil
 }
 
-// DeleteOldSignInData removes sign-in failures and one-time links older
-// than the time, and reports how many.
+// DeleteOldSignInData removes sign-in failures, one-time links and passkey
+// ceremonies older than the time, and reports how many.
 func (s *Store) DeleteOldSignInData(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
-	for _, q := range []string{`DELETE FROM sign_in_failures WHERE at < $1`, `DELETE FROM user_tokens WHERE expires_at < $1`} {
+	for _, q := range []string{`DELETE FROM sign_in_failures WHERE at < $1`, `DELETE FROM user_tokens WHERE expires_at < $1`,
+		`DELETE FROM passkey_challenges WHERE expires_at < $1`} {
 		res, err := s.ws.ExecContext(ctx, q, micros(before))
 		if err != nil {
 			return total, fmt.Errorf("purge sign-in data: %w", err)
