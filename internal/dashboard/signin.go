@@ -72,19 +72,27 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 // one browser, one session) and goes on: to the second factor's page when
 // the session waits for it, else to next.
 func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, res *people.SignInResult, next string) {
+	d.giveSession(w, r, res)
+	if res.NeedsSecondFactor {
+		http.Redirect(w, r, "/app/signin/code?next="+url.QueryEscape(next), http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// giveSession sets the new session's cookie, ending the session the
+// browser held; a full session also ends the pre-session cookie.
+func (d *Dashboard) giveSession(w http.ResponseWriter, r *http.Request, res *people.SignInResult) {
 	if old, err := r.Cookie(sessionCookie); err == nil && old.Value != res.Token {
 		if err := d.svc.SignOut(r.Context(), old.Value); err != nil {
 			d.logger.WarnContext(r.Context(), "dashboard sign in: end the previous session", "error", err)
 		}
 	}
 	setSessionCookie(w, r, res.Token)
-	if res.NeedsSecondFactor {
-		http.Redirect(w, r, "/app/signin/code?next="+url.QueryEscape(next), http.StatusSeeOther)
-		return
+	if !res.NeedsSecondFactor {
+		http.SetCookie(w, &http.Cookie{Name: preSessionCookie, Value: "", Path: "/app", MaxAge: -1, HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	}
-	http.SetCookie(w, &http.Cookie{Name: preSessionCookie, Value: "", Path: "/app", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // einvoiceMessage is the message of a service error a person reads.
