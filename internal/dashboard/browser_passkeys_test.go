@@ -19,21 +19,8 @@ import (
 // IP address, and a secure context: http://localhost is one, so these tests
 // browse the service at localhost, not at 127.0.0.1.
 
-// passkeyOwnerPassword is the demo owner's password in these tests.
-const passkeyOwnerPassword = "violet kettle harbour 42"
-
 // localBase is the service's address at localhost.
 func localBase(f *fixture) string { return strings.Replace(f.svc.URL, "127.0.0.1", "localhost", 1) }
-
-// newPasskeyFixture starts serve with cheap password hashes.
-func newPasskeyFixture(t *testing.T) *fixture {
-	t.Helper()
-	f := newFixture(t, "--argon2-memory", "1024")
-	if f.svc.OwnerLink == "" {
-		t.Fatal("serve printed no owner link")
-	}
-	return f
-}
 
 // authenticator enables WebAuthn in the tab and adds a virtual passkey
 // authenticator to it (the tab's only one).
@@ -62,16 +49,6 @@ func (c *chrome) credentials(id webauthn.AuthenticatorID) []*webauthn.Credential
 		return err
 	}))
 	return creds
-}
-
-// signInWithLink sets the demo owner's password through its one-time link,
-// which signs in.
-func (c *chrome) signInWithLink(link string) {
-	c.t.Helper()
-	c.visit(link, "owner-link")
-	c.run(chromedp.SendKeys("#f-password", passkeyOwnerPassword, chromedp.ByQuery),
-		chromedp.Submit("#f-password", chromedp.ByQuery),
-		chromedp.WaitVisible(`a[href="/app/account"]`, chromedp.ByQuery))
 }
 
 // addPasskey adds a passkey named name on the account page.
@@ -110,12 +87,12 @@ func (c *chrome) passkeySignIn() string {
 // claims another user is refused.
 func TestBrowserPasskey(t *testing.T) {
 	t.Parallel()
-	f := newPasskeyFixture(t)
+	f := newFixture(t)
 	base := localBase(f)
 
 	c := newChrome(t, base)
 	first := c.authenticator()
-	c.signInWithLink(f.svc.OwnerLink)
+	c.signIn(f.owner)
 	c.addPasskey("Laptop")
 	laptop := c.credentials(first)
 	if len(laptop) != 1 || !laptop[0].IsResidentCredential || laptop[0].RpID != "localhost" {
@@ -133,18 +110,30 @@ func TestBrowserPasskey(t *testing.T) {
 		t.Errorf("the passkeys table = %q, want Laptop and Phone, never used", got)
 	}
 
+	// Another user cannot remove the owner's passkey.
+	other := f.personIn(t, f.demoTenant(t), "admin", "Bee Admin")
+	hc, token := signedInPasskeyClient(t, base, other)
+	laptopID, err := base64.StdEncoding.DecodeString(laptop[0].CredentialID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := passkeyPost(t, hc, base, "/app/account/passkeys/"+base64.RawURLEncoding.EncodeToString(laptopID)+"/delete",
+		url.Values{"csrf": {token}}); status != http.StatusNotFound {
+		t.Errorf("another user removing the owner's passkey = %d, want 404", status)
+	}
+
 	// Another browser holds the laptop's passkey: it signs in alone.
-	other := newChrome(t, base)
-	device := other.authenticator()
-	other.run(webauthn.AddCredential(device, laptop[0]))
-	if msg := other.passkeySignIn(); msg != "" {
+	elsewhere := newChrome(t, base)
+	device := elsewhere.authenticator()
+	elsewhere.run(webauthn.AddCredential(device, laptop[0]))
+	if msg := elsewhere.passkeySignIn(); msg != "" {
 		t.Fatalf("sign in with the laptop's passkey: %q", msg)
 	}
-	other.visit("/app/account", "account-after-passkey")
-	if got := other.text("#passkeys tbody tr:first-child"); !strings.Contains(got, "Laptop") || strings.Contains(got, "Never") {
+	elsewhere.visit("/app/account", "account-after-passkey")
+	if got := elsewhere.text("#passkeys tbody tr:first-child"); !strings.Contains(got, "Laptop") || strings.Contains(got, "Never") {
 		t.Errorf("the laptop's row after its sign-in = %q, want a last use", got)
 	}
-	if got := other.credentials(device); len(got) != 1 || got[0].SignCount < 1 {
+	if got := elsewhere.credentials(device); len(got) != 1 || got[0].SignCount < 1 {
 		t.Errorf("the authenticator's credential after a sign-in: %+v", got)
 	}
 

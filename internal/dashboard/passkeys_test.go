@@ -69,14 +69,14 @@ func passkeyPostBody(t *testing.T, hc *http.Client, base, origin, path, body str
 	return resp.StatusCode, string(b)
 }
 
-// signedInPasskeyClient sets the demo owner's password through its link:
-// a signed-in client and its session's CSRF token.
-func signedInPasskeyClient(t *testing.T, f *fixture, base string) (*http.Client, string) {
+// signedInPasskeyClient signs the person in at base: a signed-in client
+// and its session's CSRF token.
+func signedInPasskeyClient(t *testing.T, base string, p *person) (*http.Client, string) {
 	t.Helper()
 	hc := passkeyClient(t)
-	csrf := passkeyCSRF(t, hc, base+f.svc.OwnerLink)
-	if status, body := passkeyPost(t, hc, base, f.svc.OwnerLink, url.Values{"csrf": {csrf}, "password": {passkeyOwnerPassword}}); status != http.StatusSeeOther {
-		t.Fatalf("set the owner's password = %d:\n%s", status, body)
+	csrf := passkeyCSRF(t, hc, base+"/app/signin")
+	if status, body := passkeyPost(t, hc, base, "/app/signin", url.Values{"csrf": {csrf}, "email": {p.Email}, "password": {p.Password}}); status != http.StatusSeeOther {
+		t.Fatalf("sign in %s = %d:\n%s", p.Email, status, body)
 	}
 	return hc, passkeyCSRF(t, hc, base+"/app/account")
 }
@@ -119,7 +119,7 @@ func optionsOf(t *testing.T, status int, body string) map[string]any {
 
 func TestPasskeyHostileInput(t *testing.T) {
 	t.Parallel()
-	f := newPasskeyFixture(t)
+	f := newFixture(t)
 	base := localBase(f)
 	big := strings.Repeat("A", 100<<10)
 
@@ -164,7 +164,7 @@ func TestPasskeyHostileInput(t *testing.T) {
 	}
 
 	// The account page's endpoints.
-	hc, token := signedInPasskeyClient(t, f, base)
+	hc, token := signedInPasskeyClient(t, base, f.owner)
 	status, body = passkeyPost(t, hc, base, "/app/account/passkeys/options", url.Values{"csrf": {token}})
 	pk = optionsOf(t, status, body)
 	sel, _ := pk["authenticatorSelection"].(map[string]any)
