@@ -100,20 +100,20 @@ func (p *passkeyUser) WebAuthnDisplayName() string {
 func (p *passkeyUser) WebAuthnCredentials() []webauthn.Credential { return p.creds }
 
 // loadPasskeyUser returns the user with its credentials.
-func (s *Service) loadPasskeyUser(ctx context.Context, u *einvoice.User) (*passkeyUser, []*einvoice.Passkey, error) {
+func (s *Service) loadPasskeyUser(ctx context.Context, u *einvoice.User) (*passkeyUser, error) {
 	keys, err := s.store.Passkeys(ctx, u.ID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("passkeys: %w", err)
+		return nil, fmt.Errorf("passkeys: %w", err)
 	}
 	pu := &passkeyUser{u: u}
 	for _, k := range keys {
 		var c webauthn.Credential
 		if err := json.Unmarshal(k.Credential, &c); err != nil {
-			return nil, nil, fmt.Errorf("passkey of user %s: %w", u.ID, err)
+			return nil, fmt.Errorf("passkey of user %s: %w", u.ID, err)
 		}
 		pu.creds = append(pu.creds, c)
 	}
-	return pu, keys, nil
+	return pu, nil
 }
 
 // challengeHash is how a ceremony is found: the SHA-256 of its challenge
@@ -178,7 +178,7 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, u *einvoice.User
 	if len(u.ID) > passkeyUserLimit {
 		return nil, fmt.Errorf("passkey: user id %q too long for a user handle", u.ID)
 	}
-	pu, _, err := s.loadPasskeyUser(ctx, u)
+	pu, err := s.loadPasskeyUser(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, u *einvoice.Use
 	if err != nil {
 		return nil, err
 	}
-	pu, _, err := s.loadPasskeyUser(ctx, u)
+	pu, err := s.loadPasskeyUser(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, answer []byte, addres
 			}
 			return nil, errors.New("unknown user")
 		}
-		pu, _, err := s.loadPasskeyUser(ctx, u)
+		pu, err := s.loadPasskeyUser(ctx, u)
 		if err != nil {
 			lookupErr = err
 			return nil, err
