@@ -18,6 +18,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing"
+	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/money"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
@@ -100,7 +101,7 @@ func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world
 			}
 		}})
 	o := invoicing.Options{Store: st, Authority: client, SandboxAPI: hs.URL, SandboxPortal: hs.URL + sandbox.PortalPath,
-		Now: w.clk.Now, NewID: newID, Logger: logger, Wait: 5 * time.Second}
+		Now: w.clk.Now, NewID: newID, Logger: logger, Wait: 5 * time.Second, Argon2: testArgon2}
 	if opt != nil {
 		opt(&o)
 	}
@@ -120,6 +121,9 @@ func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world
 // sqliteDSN is a new SQLite file, for the tests whose subject is not the
 // engine.
 func sqliteDSN(t *testing.T) string { return testdb.SQLite(t) }
+
+// testArgon2 makes password hashes cheap in tests.
+var testArgon2 = people.Argon2Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 

@@ -12,17 +12,11 @@ import (
 // though every other loop is switched off: no submission workers, no
 // webhook sender.
 func TestHousekeepingRunsAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, sqliteDSN(t))
 	svc, store := w.svc, w.store
-	_, key, err := svc.CreateAPIKey(ctx, w.tenant.ID, einvoice.PermRead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _, err := svc.SignIn(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := w.signedIn("house@example.com", einvoice.RoleViewer)
 	if err := svc.SignOut(ctx, token); err != nil {
 		t.Fatal(err)
 	}

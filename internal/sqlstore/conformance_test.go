@@ -83,6 +83,18 @@ func TestConformance(t *testing.T) {
 		"ReceiptConversion": testReceiptConversion,
 		"Consolidations":    testConsolidations,
 		"Sessions":          testSessions,
+
+		"Users":                testUsers,
+		"SetPassword":          testSetPassword,
+		"Memberships":          testMemberships,
+		"LastOwner":            testLastOwner,
+		"ConcurrentDemotions":  testConcurrentDemotions,
+		"RemoveMembershipEnds": testRemoveMembershipSessions,
+		"UserTokens":           testUserTokens,
+		"SignInFailures":       testSignInFailures,
+		"Passkeys":             testPasskeys,
+		"APIKeyLastUsed":       testAPIKeyLastUsed,
+		"DeleteOldSignInData":  testDeleteOldSignInData,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -349,11 +361,17 @@ func testPartyListing(t *testing.T, dsn string) {
 	}
 }
 
+// testBootstrap: of concurrent bootstraps from two replicas exactly one
+// creates the demo tenant, its key, its owner (an owner membership) and the
+// owner's setup link; the others create nothing.
 func testBootstrap(t *testing.T, dsn string) {
 	ctx := context.Background()
 	s1, s2 := open(t, dsn), open(t, dsn)
 	var created atomic.Int32
+	winner := atomic.Int32{}
+	winner.Store(-1)
 	var wg sync.WaitGroup
+	const n = 4
 	for i, s := range []*sqlstore.Store{s1, s2, s1, s2} {
 		wg.Add(1)
 		go func() {
@@ -361,21 +379,54 @@ func testBootstrap(t *testing.T, dsn string) {
 			tn := tenant(fmt.Sprintf("Demo %d", i))
 			k := &einvoice.APIKey{ID: newID(), TenantID: tn.ID, Prefix: "eik_", Hash: einvoice.HashAPIKey(fmt.Sprint("eik_demo", i)),
 				Permission: einvoice.PermReadWrite, CreatedAt: t0}
-			ok, err := s.Bootstrap(ctx, tn, k)
+			owner := user(fmt.Sprintf("owner%d@example.com", i))
+			owner.PasswordHash = ""
+			link := &einvoice.UserToken{Hash: sessionID(fmt.Sprint("setup", i)), Kind: einvoice.TokenSetup, Email: owner.Email, UserID: owner.ID,
+				CreatedBy: "service", CreatedAt: t0, ExpiresAt: t0.Add(7 * 24 * time.Hour)}
+			ok, err := s.Bootstrap(ctx, tn, k, owner, link)
 			if err != nil {
 				t.Errorf("Bootstrap: %v", err)
 			}
 			if ok {
 				created.Add(1)
+				winner.Store(int32(i))
 			}
 		}()
 	}
 	wg.Wait()
 	if created.Load() != 1 {
-		t.Errorf("%d bootstraps created the demo tenant, want exactly 1", created.Load())
+		t.Fatalf("%d bootstraps created the demo tenant, want exactly 1", created.Load())
 	}
-	if ts, _ := s1.ListTenants(ctx); len(ts) != 1 {
-		t.Errorf("%d tenants after bootstrap, want 1", len(ts))
+	w := int(winner.Load())
+	ts, err := s1.ListTenants(ctx)
+	if err != nil || len(ts) != 1 || ts[0].Profile.Name != fmt.Sprintf("Demo %d", w) {
+		t.Fatalf("tenants after bootstrap = %d, %v; want the winner's alone", len(ts), err)
+	}
+	members, err := s1.Members(ctx, ts[0].ID)
+	if err != nil || len(members) != 1 || members[0].Role != einvoice.RoleOwner || members[0].User.Email != fmt.Sprintf("owner%d@example.com", w) {
+		t.Errorf("the demo tenant's members = %+v, %v; want the winner's owner alone", members, err)
+	}
+	if keys, err := s1.ListAPIKeys(ctx, ts[0].ID); err != nil || len(keys) != 1 {
+		t.Errorf("the demo tenant's keys = %d, %v; want 1", len(keys), err)
+	}
+	for i := range n {
+		_, errUser := s2.UserByEmail(ctx, fmt.Sprintf("owner%d@example.com", i))
+		link, errLink := s2.UserToken(ctx, sessionID(fmt.Sprint("setup", i)), t0)
+		if i == w {
+			if errUser != nil || errLink != nil || link.Kind != einvoice.TokenSetup {
+				t.Errorf("the winner's owner and link: %v, %+v, %v", errUser, link, errLink)
+			}
+			continue
+		}
+		if !errors.Is(errUser, einvoice.ErrNotFound) || !errors.Is(errLink, einvoice.ErrNotFound) {
+			t.Errorf("bootstrap %d lost but left its owner (%v) or link (%v)", i, errUser, errLink)
+		}
+	}
+	// Later starts (with or without an owner) create nothing.
+	tn := tenant("Late")
+	k := &einvoice.APIKey{ID: newID(), TenantID: tn.ID, Prefix: "eik_", Hash: einvoice.HashAPIKey("eik_late"), Permission: einvoice.PermReadWrite, CreatedAt: t0}
+	if ok, err := s1.Bootstrap(ctx, tn, k, nil, nil); ok || err != nil {
+		t.Errorf("a later Bootstrap = %v, %v; want false, nil", ok, err)
 	}
 }
 

@@ -34,6 +34,7 @@ func newService(t *testing.T, keyCacheTTL time.Duration) (*access.Service, *sqls
 }
 
 func TestAuthenticate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, store, now := newService(t, 5*time.Second)
 	tn, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
@@ -69,20 +70,59 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
-func TestBootstrapOnce(t *testing.T) {
+// TestAuthenticateRecordsLastUse: a key's last use is stored when it
+// authenticates, at most once a minute (a write a minute, not one a
+// request).
+func TestAuthenticateRecordsLastUse(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	svc, _, _ := newService(t, 0)
-	tn, key, err := svc.Bootstrap(ctx)
-	if err != nil || tn == nil || key == "" {
-		t.Fatalf("first Bootstrap = %v, %q, %v", tn, key, err)
+	svc, store, now := newService(t, 0)
+	tn, err := svc.CreateTenant(ctx, einvoice.DemoProfile())
+	if err != nil {
+		t.Fatal(err)
 	}
+	k, key, err := svc.CreateAPIKey(ctx, tn.ID, einvoice.PermReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastUsed := func() *time.Time {
+		t.Helper()
+		got, err := store.APIKeyByHash(ctx, k.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.LastUsedAt
+	}
+	if at := lastUsed(); at != nil {
+		t.Fatalf("a new key was last used at %v, want never", at)
+	}
+	first := *now
+	for _, step := range []time.Duration{0, 30 * time.Second, 29 * time.Second} {
+		*now = now.Add(step)
+		got, err := svc.Authenticate(ctx, "Bearer "+key)
+		if err != nil {
+			t.Fatalf("Authenticate: %v", err)
+		}
+		if got.LastUsedAt == nil || !got.LastUsedAt.Equal(first) {
+			t.Errorf("Authenticate at %v: the key's LastUsedAt = %v, want %v", *now, got.LastUsedAt, first)
+		}
+		if at := lastUsed(); at == nil || !at.Equal(first) {
+			t.Errorf("Authenticate at %v: stored last use %v, want %v (at most a write a minute)", *now, at, first)
+		}
+	}
+	*now = first.Add(time.Minute)
 	if _, err := svc.Authenticate(ctx, "Bearer "+key); err != nil {
-		t.Errorf("demo key: %v", err)
+		t.Fatal(err)
 	}
-	if tn.Authority.Environment != einvoice.EnvSandbox || tn.Authority.ClientID == "" || tn.Authority.ClientSecret == "" {
-		t.Errorf("demo tenant authority = %+v, want sandbox with generated credentials", tn.Authority)
+	if at := lastUsed(); at == nil || !at.Equal(*now) {
+		t.Errorf("a minute after the recorded use: stored last use %v, want %v", at, *now)
 	}
-	if tn2, key2, err := svc.Bootstrap(ctx); err != nil || tn2 != nil || key2 != "" {
-		t.Errorf("second Bootstrap = %v, %q, %v; want nothing", tn2, key2, err)
+	// A failed authentication records nothing.
+	*now = now.Add(time.Hour)
+	if _, err := svc.Authenticate(ctx, "Bearer "+key+"x"); einvoice.ErrorCode(err) != einvoice.CodeUnauthorized {
+		t.Fatalf("Authenticate(wrong key) = %v", err)
+	}
+	if at := lastUsed(); at == nil || !at.Equal(first.Add(time.Minute)) {
+		t.Errorf("after a failed authentication: stored last use %v, want %v", at, first.Add(time.Minute))
 	}
 }

@@ -183,8 +183,19 @@ func (s *Service) UseLink(ctx context.Context, secret, name, password, address s
 	t, u := l.Token, l.User
 	existing := t.Kind == einvoice.TokenInvite && u != nil && u.PasswordHash != ""
 	if existing {
+		// The account's password is checked as a sign-in checks it: a
+		// locked e-mail is not checked at all (else an invitation would
+		// let its holder guess the password past the lockout).
+		key := einvoice.NormalizeEmail(u.Email)
+		if locked, err := s.locked(ctx, key, now); err != nil {
+			return nil, err
+		} else if locked {
+			return nil, lockedOut()
+		}
 		if !s.matches(password, u.PasswordHash) {
-			_ = s.store.AddSignInFailure(ctx, einvoice.NormalizeEmail(u.Email), now)
+			if err := s.store.AddSignInFailure(ctx, key, now); err != nil {
+				return nil, fmt.Errorf("use link: %w", err)
+			}
 			return nil, &einvoice.Error{Code: einvoice.CodeValidationFailed, Message: "The password is wrong.",
 				Fields: einvoice.FieldErrors{"password": {"Type the password of your account."}}}
 		}
