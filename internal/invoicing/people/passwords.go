@@ -25,10 +25,12 @@ type Argon2Params struct {
 	Parallelism uint8
 }
 
-// DefaultArgon2 costs about 60 ms and 64 MiB per sign-in on a 2-vCPU
-// machine (BenchmarkHashPassword); RFC 9106's second recommended option
-// has 64 MiB and 3 passes, OWASP's minimum is 19 MiB and 2 passes.
-var DefaultArgon2 = Argon2Params{MemoryKiB: 64 * 1024, Iterations: 1, Parallelism: 2}
+// DefaultArgon2 is RFC 9106's second recommended option (64 MiB, 3
+// passes, 4 lanes): about 80 ms and 64 MiB per sign-in on the project's
+// 2-vCPU machine when idle (BenchmarkHashPassword; the target is 50-500
+// ms). One pass costs about 27 ms there, two about 50 ms; OWASP's minimum
+// is 19 MiB and 2 passes.
+var DefaultArgon2 = Argon2Params{MemoryKiB: 64 * 1024, Iterations: 3, Parallelism: 4}
 
 // The password rules (DECISIONS 20).
 const (
@@ -88,6 +90,22 @@ func (s *Service) hash(password string) (string, error) {
 		return "", fmt.Errorf("hash password: %w", err)
 	}
 	return h, nil
+}
+
+// unmatchableHash returns a hash in argon2id's PHC form with the
+// service's parameters and a random salt and key: checking a password
+// against it costs what checking a real hash costs, and fails (no
+// password is known to give the key).
+func (s *Service) unmatchableHash() string {
+	salt, key := make([]byte, 16), make([]byte, 32)
+	if _, err := rand.Read(salt); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
+	}
+	if _, err := rand.Read(key); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	return fmt.Sprintf("$argon2id$v=19$m=%d,t=%d,p=%d$%s$%s", s.argon2.MemoryKiB, s.argon2.Iterations, s.argon2.Parallelism,
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
 }
 
 // matches reports whether the password is the one of the hash; an empty or

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/alexedwards/argon2id"
 )
 
 // TestCommonPasswordList: the embedded list holds 10,000 distinct
@@ -45,5 +47,36 @@ func BenchmarkHashPassword(b *testing.B) {
 		if _, err := s.hash("correct horse battery staple 42"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestUnmatchableHash: the hash an unknown e-mail is checked against has
+// the service's parameters (so that the check costs what a real one
+// costs), and no password matches it.
+func TestUnmatchableHash(t *testing.T) {
+	t.Parallel()
+	p := Argon2Params{MemoryKiB: 1024, Iterations: 2, Parallelism: 1}
+	s := New(Options{Argon2: p, NewID: func() string { return "" }})
+	params, salt, key, err := argon2id.DecodeHash(s.dummyHash)
+	if err != nil {
+		t.Fatalf("DecodeHash(%q): %v", s.dummyHash, err)
+	}
+	if params.Memory != p.MemoryKiB || params.Iterations != p.Iterations || params.Parallelism != p.Parallelism || len(salt) != 16 || len(key) != 32 {
+		t.Errorf("the dummy hash %q has %+v, want the service's %+v, a 16-byte salt and a 32-byte key", s.dummyHash, params, p)
+	}
+	genuine, err := s.hash("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if realParams, _, _, _ := argon2id.DecodeHash(genuine); *realParams != *params {
+		t.Errorf("the dummy hash's parameters %+v differ from a real hash's %+v", params, realParams)
+	}
+	for _, pw := range []string{"", "password", "correct horse battery staple 42"} {
+		if ok, err := argon2id.ComparePasswordAndHash(pw, s.dummyHash); ok || err != nil {
+			t.Errorf("ComparePasswordAndHash(%q, dummy) = %v, %v; want false, nil", pw, ok, err)
+		}
+	}
+	if New(Options{Argon2: p}).dummyHash == s.dummyHash {
+		t.Error("two services have the same dummy hash")
 	}
 }

@@ -71,9 +71,10 @@ func New(o Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.limiter = newAddressLimiter(signInsPerAddress, time.Minute)
-	// A hash of nothing anybody types: an unknown e-mail is checked against
-	// it, so that it costs what a known one does.
-	s.dummyHash, _ = s.hash("not a password of anybody " + randomToken(16))
+	// A hash that no password matches: an unknown e-mail is checked against
+	// it, so that it costs what a known one does. It is made without
+	// hashing (a random key), so that New costs no hash.
+	s.dummyHash = s.unmatchableHash()
 	return s
 }
 
