@@ -15,8 +15,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/einvoice/einvoice/internal/einvoice"
-	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 )
@@ -160,12 +158,6 @@ func loadSecretKey(cfg Config, logger *slog.Logger) ([]byte, error) {
 		logger.Warn("generated a secret key for tenant secrets; back it up with the database, or set EINVOICE_SECRET_KEY", "file", path)
 	}
 	return key, nil
-}
-
-// newService is the service of an administration command: no tax
-// authority, the given clock.
-func newService(store einvoice.Store, now func() time.Time) *invoicing.Service {
-	return invoicing.New(invoicing.Options{Store: store, Now: now, NewID: newID})
 }
 
 // newID returns a UUID v7: ids sort by creation.

@@ -241,8 +241,8 @@ func TestSecondFactor(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t)
 	tn := h.tenant("Two factors")
-	u, token := h.member(tn.ID, "totp@example.com", einvoice.RoleAdmin)
-	u = h.session(token).User
+	_, token := h.member(tn.ID, "totp@example.com", einvoice.RoleAdmin)
+	u := h.session(token).User
 	enr, err := h.svc.NewTOTP(u)
 	if err != nil || enr.Secret == "" || !strings.HasPrefix(enr.URL, "otpauth://totp/") {
 		t.Fatalf("NewTOTP = %+v, %v", enr, err)
