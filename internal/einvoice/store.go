@@ -21,6 +21,7 @@ type Store interface {
 	ConsolidationStore
 	SessionStore
 	MailStore
+	AuditStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.
