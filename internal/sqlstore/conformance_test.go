@@ -83,6 +83,8 @@ func TestConformance(t *testing.T) {
 		"ReceiptConversion": testReceiptConversion,
 		"Consolidations":    testConsolidations,
 		"Sessions":          testSessions,
+		"Audit":             testAudit,
+		"AuditReplicas":     testAuditReplicas,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
