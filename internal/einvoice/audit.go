@@ -107,9 +107,10 @@ type AuditStore interface {
 	AppendAudit(ctx context.Context, entries ...*AuditEntry) error
 	// ListAudit returns one page of a tenant's entries (AuditFilter).
 	ListAudit(ctx context.Context, tenantID string, f AuditFilter) (Page[*AuditEntry], error)
-	// WalkAudit calls fn with every entry of the chain, by Seq, as stored
-	// (not checked), until fn returns an error, which it returns.
-	WalkAudit(ctx context.Context, fn func(*AuditEntry) error) error
+	// WalkAudit calls fn with every entry of the chain up to Seq through,
+	// by Seq, as stored (not checked), until fn returns an error, which it
+	// returns.
+	WalkAudit(ctx context.Context, through int64, fn func(*AuditEntry) error) error
 	// AuditHead returns the Seq and Hash of the last entry appended, as the
 	// store keeps them apart from the entries (0 and GenesisAuditHash for
 	// an empty log): so that removing the last entries is detected too.

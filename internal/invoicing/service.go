@@ -12,6 +12,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/access"
+	"github.com/einvoice/einvoice/internal/invoicing/audit"
 	"github.com/einvoice/einvoice/internal/invoicing/mail"
 	"github.com/einvoice/einvoice/internal/invoicing/received"
 	"github.com/einvoice/einvoice/internal/invoicing/webhooks"
@@ -120,6 +121,7 @@ type Service struct {
 	*receivedService
 	*accessService
 	*mailService
+	*auditService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -198,6 +200,7 @@ func New(o Options) *Service {
 	api, _ := o.Authority.(einvoice.ReceivedAPI)
 	s.mailService = mail.New(mail.Options{Store: o.Store, Sender: o.Mail, Document: s.mailDocumentOf, PDF: s.mailPDF, Notify: s.Wake,
 		Workers: o.MailWorkers, RetryBase: o.MailRetryBase, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
+	s.auditService = audit.New(audit.Options{Store: o.Store, Now: o.Now, Logger: o.Logger})
 	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
 		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	return s
@@ -211,7 +214,11 @@ type (
 	receivedService = received.Service
 	mailService     = mail.Service
 	accessService   = access.Service
+	auditService    = audit.Service
 )
+
+// AuditVerification is the outcome of VerifyAudit.
+type AuditVerification = audit.Verification
 
 // The capabilities' types the adapters name.
 type (

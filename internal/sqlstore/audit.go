@@ -114,13 +114,14 @@ func (s *Store) AuditHead(ctx context.Context) (int64, string, error) {
 // walkBatch is how many entries WalkAudit reads per query.
 const walkBatch = 5000
 
-// WalkAudit calls fn with every entry by seq, reading them in batches (a
-// keyset on seq), so that no read holds a transaction open for the whole
-// log.
-func (s *Store) WalkAudit(ctx context.Context, fn func(*einvoice.AuditEntry) error) error {
+// WalkAudit calls fn with every entry up to through by seq, reading them
+// in batches (a keyset on seq), so that no read holds a transaction open
+// for the whole log.
+func (s *Store) WalkAudit(ctx context.Context, through int64, fn func(*einvoice.AuditEntry) error) error {
 	var after int64 = -1 << 62
 	for {
-		rows, err := s.rs.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2`, after, walkBatch)
+		rows, err := s.rs.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE seq > $1 AND seq <= $2
+			ORDER BY seq LIMIT $3`, after, through, walkBatch)
 		if err != nil {
 			return fmt.Errorf("read the audit log: %w", err)
 		}

@@ -24,8 +24,12 @@ func auditEntry(tenantID, actorID, action, resID string, at time.Time) *einvoice
 func verifyAudit(t *testing.T, s einvoice.AuditStore) int64 {
 	t.Helper()
 	ctx := context.Background()
+	seq, hash, err := s.AuditHead(ctx)
+	if err != nil {
+		t.Fatalf("AuditHead: %v", err)
+	}
 	var c einvoice.AuditChecker
-	err := s.WalkAudit(ctx, func(e *einvoice.AuditEntry) error {
+	err = s.WalkAudit(ctx, seq, func(e *einvoice.AuditEntry) error {
 		if b := c.Check(e); b != nil {
 			return b
 		}
@@ -33,10 +37,6 @@ func verifyAudit(t *testing.T, s einvoice.AuditStore) int64 {
 	})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
-	}
-	seq, hash, err := s.AuditHead(ctx)
-	if err != nil {
-		t.Fatalf("AuditHead: %v", err)
 	}
 	if b := c.Finish(seq, hash); b != nil {
 		t.Fatalf("verify: %v", b)
