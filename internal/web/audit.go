@@ -161,6 +161,13 @@ func createdID(rec *auditWriter) string {
 		return loc[strings.LastIndexByte(loc, '/')+1:]
 	}
 	body := rec.body.Bytes()
+	// The envelope as WriteJSON writes it, the id its data's first field
+	// (a document's, a party's): read without decoding the whole answer.
+	if rest, ok := bytes.CutPrefix(body, []byte(`{"success":true,"data":{"id":"`)); ok {
+		if end := bytes.IndexByte(rest, '"'); end > 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+			return string(rest[:end])
+		}
+	}
 	if !bytes.Contains(body, []byte(`"id"`)) {
 		return ""
 	}

@@ -11,8 +11,8 @@
 // almost nothing to a request. The crash window: a process that dies
 // (killed, power lost) after a change committed and before its entry's
 // batch did loses that entry, at most the queue's length (Options.Queue)
-// and in practice the few milliseconds of one batch. A graceful stop
-// (Run's context ending) writes every queued entry first. The chain itself
-// never forks nor breaks: each append reads and moves its head in one
-// transaction.
+// and in practice the entries of one batch (the writer lingers 20 ms for a
+// batch to fill). A graceful stop (Run's context ending) writes every
+// queued entry first. The chain itself never forks nor breaks: each append
+// reads and moves its head in one transaction.
 package audit

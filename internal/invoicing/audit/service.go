@@ -25,6 +25,11 @@ type Options struct {
 	// Queue is how many entries may wait for the writer (4096); a record
 	// that finds the queue full is appended at once, in its caller.
 	Queue int
+	// Linger is how long the writer waits, after an entry came, for others
+	// to share its batch's transaction (20 ms): an append per request
+	// would add a commit's wait to every change. A list (FlushAudit) cuts
+	// the wait short.
+	Linger time.Duration
 	// Now is the clock (time.Now when nil).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -43,6 +48,9 @@ type Service struct {
 	mu      sync.RWMutex
 	running bool
 	queue   chan *einvoice.AuditEntry
+	linger  time.Duration
+	// flush asks the writer to write its batch now.
+	flush chan struct{}
 	// queued counts the entries sent to the queue, written those the
 	// writer appended; tick is closed (and replaced) after each batch.
 	queued  atomic.Int64
@@ -56,6 +64,9 @@ func New(o Options) *Service {
 	if o.Queue <= 0 {
 		o.Queue = 4096
 	}
+	if o.Linger <= 0 {
+		o.Linger = 20 * time.Millisecond
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -63,7 +74,7 @@ func New(o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: o.Store, clock: o.Now, log: o.Logger, queue: make(chan *einvoice.AuditEntry, o.Queue),
-		tick: make(chan struct{})}
+		linger: o.Linger, flush: make(chan struct{}, 1), tick: make(chan struct{})}
 }
 
 // RecordAudit records that a made the change e describes (its action,
@@ -142,7 +153,7 @@ func (s *Service) Run(ctx context.Context) {
 	for {
 		select {
 		case e := <-s.queue:
-			batch = s.fill(append(batch[:0], e))
+			batch = s.gather(ctx, append(batch[:0], e))
 			s.write(ctx, batch)
 		case <-ctx.Done():
 			s.mu.Lock()
@@ -155,6 +166,26 @@ func (s *Service) Run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// gather adds to batch the entries that come within the linger, up to
+// maxBatch; a flush or the end of ctx cuts the wait short.
+func (s *Service) gather(ctx context.Context, batch []*einvoice.AuditEntry) []*einvoice.AuditEntry {
+	timer := time.NewTimer(s.linger)
+	defer timer.Stop()
+	for len(batch) < maxBatch {
+		select {
+		case e := <-s.queue:
+			batch = append(batch, e)
+		case <-s.flush:
+			return s.fill(batch)
+		case <-timer.C:
+			return s.fill(batch)
+		case <-ctx.Done():
+			return s.fill(batch)
+		}
+	}
+	return batch
 }
 
 // fill adds to batch the entries queued meanwhile, up to maxBatch.
@@ -207,6 +238,10 @@ func (s *Service) advance(n int64) {
 func (s *Service) FlushAudit(ctx context.Context) error {
 	target := s.queued.Load()
 	for {
+		select {
+		case s.flush <- struct{}{}:
+		default: // asked already
+		}
 		s.mu.RLock()
 		running := s.running
 		s.mu.RUnlock()
