@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,13 +16,17 @@ var _ einvoice.AuditStore = (*Store)(nil)
 const auditColumns = `seq, at, tenant_id, actor_kind, actor_id, actor_name, actor_email, address, user_agent, action,
 	resource_type, resource_id, outcome, status, detail, prev_hash, hash`
 
-// auditBatch bounds the rows of one INSERT of AppendAudit (17 columns a
+// auditBatch bounds the rows of one INSERT of AppendAudit (18 columns a
 // row: well under either engine's limit of parameters).
 const auditBatch = 100
 
-func auditArgs(e *einvoice.AuditEntry) []any {
+// auditInsertColumns are the columns an append writes: the entry's, and
+// its rank among its tenant's entries.
+const auditInsertColumns = auditColumns + `, tseq`
+
+func auditArgs(e *einvoice.AuditEntry, tseq int64) []any {
 	return []any{e.Seq, micros(e.At), e.TenantID, string(e.ActorKind), e.ActorID, e.ActorName, e.ActorEmail, e.Address,
-		e.UserAgent, e.Action, e.ResourceType, e.ResourceID, string(e.Outcome), e.Status, e.Detail, e.PrevHash, e.Hash}
+		e.UserAgent, e.Action, e.ResourceType, e.ResourceID, string(e.Outcome), e.Status, e.Detail, e.PrevHash, e.Hash, tseq}
 }
 
 func scanAudit(row interface{ Scan(...any) error }) (*einvoice.AuditEntry, error) {
@@ -40,7 +45,8 @@ func scanAudit(row interface{ Scan(...any) error }) (*einvoice.AuditEntry, error
 // AppendAudit appends entries at the end of the chain in one transaction.
 // The chain's head row is read and written in it: on PostgreSQL locked FOR
 // UPDATE, so that appends of several replicas queue on it and make one
-// chain; on SQLite the one writer does the same.
+// chain; on SQLite the one writer does the same. The tenants' counts
+// (their entries' ranks, tseq) move with it, under the same lock.
 func (s *Store) AppendAudit(ctx context.Context, entries ...*einvoice.AuditEntry) error {
 	if len(entries) == 0 {
 		return nil
@@ -55,14 +61,28 @@ func (s *Store) AppendAudit(ctx context.Context, entries ...*einvoice.AuditEntry
 		if err := tx.QueryRowContext(ctx, head).Scan(&seq, &hash); err != nil {
 			return fmt.Errorf("read the chain's head: %w", err)
 		}
-		for _, e := range entries {
+		counts, err := tenantCounts(ctx, tx, entries)
+		if err != nil {
+			return err
+		}
+		ranks := make([]int64, len(entries))
+		for i, e := range entries {
 			e.At = e.At.UTC().Truncate(time.Microsecond) // stored, and hashed, in microseconds
 			e.Chain(seq, hash)
 			seq, hash = e.Seq, e.Hash
+			counts[e.TenantID]++
+			ranks[i] = counts[e.TenantID]
 		}
 		for i := 0; i < len(entries); i += auditBatch {
-			if err := insertAudit(ctx, tx, entries[i:min(i+auditBatch, len(entries))]); err != nil {
+			end := min(i+auditBatch, len(entries))
+			if err := insertAudit(ctx, tx, entries[i:end], ranks[i:end]); err != nil {
 				return err
+			}
+		}
+		for tenantID, n := range counts {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO audit_tenants (tenant_id, entries) VALUES ($1, $2)
+				ON CONFLICT (tenant_id) DO UPDATE SET entries = excluded.entries`, tenantID, n); err != nil {
+				return fmt.Errorf("count the tenant's audit entries: %w", err)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1`, seq, hash); err != nil {
@@ -76,24 +96,41 @@ func (s *Store) AppendAudit(ctx context.Context, entries ...*einvoice.AuditEntry
 	return nil
 }
 
-// insertAudit inserts entries in one statement.
-func insertAudit(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry) error {
+// tenantCounts reads the entry counts of the tenants of entries.
+func tenantCounts(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry) (map[string]int64, error) {
+	counts := map[string]int64{}
+	for _, e := range entries {
+		if _, ok := counts[e.TenantID]; ok {
+			continue
+		}
+		var n int64
+		err := tx.QueryRowContext(ctx, `SELECT entries FROM audit_tenants WHERE tenant_id = $1`, e.TenantID).Scan(&n)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("read the tenant's audit count: %w", err)
+		}
+		counts[e.TenantID] = n
+	}
+	return counts, nil
+}
+
+// insertAudit inserts entries, with their ranks, in one statement.
+func insertAudit(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry, ranks []int64) error {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO audit_log (` + auditColumns + `) VALUES `)
-	args := make([]any, 0, 17*len(entries))
+	q.WriteString(`INSERT INTO audit_log (` + auditInsertColumns + `) VALUES `)
+	args := make([]any, 0, 18*len(entries))
 	for i, e := range entries {
 		if i > 0 {
 			q.WriteByte(',')
 		}
 		q.WriteByte('(')
-		for j := range 17 {
+		for j := range 18 {
 			if j > 0 {
 				q.WriteByte(',')
 			}
 			fmt.Fprintf(&q, "$%d", len(args)+j+1)
 		}
 		q.WriteByte(')')
-		args = append(args, auditArgs(e)...)
+		args = append(args, auditArgs(e, ranks[i])...)
 	}
 	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("insert audit entries: %w", classify(err))
@@ -159,9 +196,11 @@ func (s *Store) ListAudit(ctx context.Context, tenantID string, f einvoice.Audit
 	if f.After > 0 && f.Before == 0 {
 		order = "ASC"
 	}
-	if err := s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE `+where, args...).Scan(&page.Total); err != nil {
-		return page, fmt.Errorf("count audit entries: %w", err)
+	total, err := s.auditTotal(ctx, tenantID, f, where, args)
+	if err != nil {
+		return page, err
 	}
+	page.Total = total
 	if page.Total == 0 || f.Offset() >= page.Total {
 		return page, nil
 	}
@@ -231,4 +270,44 @@ func isActorKind(s string) bool {
 		return true
 	}
 	return false
+}
+
+// auditTotal is how many entries f selects. Without filters but the
+// keyset's, it is read from the tenant's count and its entries' ranks (an
+// index lookup each), not counted: a long log's first page costs what any
+// page costs.
+func (s *Store) auditTotal(ctx context.Context, tenantID string, f einvoice.AuditFilter, where string, args []any) (int, error) {
+	if f.Actor != "" || f.Action != "" || f.ResourceType != "" || !f.From.IsZero() || !f.To.IsZero() {
+		var n int
+		if err := s.rs.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE `+where, args...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count audit entries: %w", err)
+		}
+		return n, nil
+	}
+	// rank is the tseq of the tenant's last entry before seq (0 for none).
+	rank := func(seq int64) (int64, error) {
+		var n int64
+		err := s.rs.QueryRowContext(ctx, `SELECT tseq FROM audit_log WHERE tenant_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT 1`,
+			tenantID, seq).Scan(&n)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("rank an audit entry: %w", err)
+		}
+		return n, nil
+	}
+	var hi, lo int64
+	err := s.rs.QueryRowContext(ctx, `SELECT entries FROM audit_tenants WHERE tenant_id = $1`, tenantID).Scan(&hi)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("count audit entries: %w", err)
+	}
+	if f.Before > 0 {
+		if hi, err = rank(f.Before); err != nil {
+			return 0, err
+		}
+	}
+	if f.After > 0 {
+		if lo, err = rank(f.After + 1); err != nil {
+			return 0, err
+		}
+	}
+	return int(max(hi-lo, 0)), nil
 }

@@ -113,6 +113,7 @@ func testAudit(t *testing.T, dsn string) {
 		{"period", einvoice.AuditFilter{From: t0.Add(time.Hour), To: t0.Add(3 * time.Hour)}, []int64{3, 2}},
 		{"before", einvoice.AuditFilter{Before: 3}, []int64{2, 1}},
 		{"after", einvoice.AuditFilter{After: 3}, []int64{4, 5}},
+		{"between", einvoice.AuditFilter{Before: 5, After: 1}, []int64{4, 3, 2}},
 		{"other tenant's", einvoice.AuditFilter{Actor: "k2"}, []int64{}},
 	} {
 		if got := seqs(tc.f); !cmp.Equal(got, tc.want) {
