@@ -84,7 +84,8 @@ type AuditEntry struct {
 // (included) and To (excluded) bound At when not zero.
 //
 // Without Before or After the page is the newest entries first, by page
-// number. Keyset paging, which costs the same on any page however long the
+// number (by Seq; with From or To, by At then Seq: the same order but
+// for entries of one moment). Keyset paging, which costs the same on any page however long the
 // log: Before (a Seq) selects the entries before it, newest first; After
 // the entries after it, oldest first (as events' after=). Page numbers
 // count from there.

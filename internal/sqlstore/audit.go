@@ -204,9 +204,16 @@ func (s *Store) ListAudit(ctx context.Context, tenantID string, f einvoice.Audit
 	if page.Total == 0 || f.Offset() >= page.Total {
 		return page, nil
 	}
+	// A period is read by time (its index), which is the log's order but
+	// for entries of one moment appended in another order: ordered by seq,
+	// a planner may walk the whole log back to the period.
+	by := fmt.Sprintf("seq %s", order)
+	if !f.From.IsZero() || !f.To.IsZero() {
+		by = fmt.Sprintf("at %s, seq %s", order, order)
+	}
 	n := len(args)
-	rows, err := s.rs.QueryContext(ctx, fmt.Sprintf(`SELECT `+auditColumns+` FROM audit_log WHERE %s ORDER BY seq %s LIMIT $%d OFFSET $%d`,
-		where, order, n+1, n+2), append(args, f.PerPage, f.Offset())...)
+	rows, err := s.rs.QueryContext(ctx, fmt.Sprintf(`SELECT `+auditColumns+` FROM audit_log WHERE %s ORDER BY %s LIMIT $%d OFFSET $%d`,
+		where, by, n+1, n+2), append(args, f.PerPage, f.Offset())...)
 	if err != nil {
 		return page, fmt.Errorf("list audit entries: %w", err)
 	}

@@ -32,7 +32,7 @@ CREATE INDEX audit_log_tenant ON audit_log (tenant_id, seq, tseq);
 CREATE INDEX audit_log_actor ON audit_log (tenant_id, actor_id, seq);
 CREATE INDEX audit_log_action ON audit_log (tenant_id, action, seq);
 CREATE INDEX audit_log_resource ON audit_log (tenant_id, resource_type, resource_id, seq);
-CREATE INDEX audit_log_at ON audit_log (tenant_id, at);
+CREATE INDEX audit_log_at ON audit_log (tenant_id, at, seq);
 
 -- The chain's head: the seq and hash of the last entry, in one row that
 -- every append reads and writes in its transaction (locked FOR UPDATE on
