@@ -55,6 +55,9 @@ type Client struct {
 	// Mail is the tenant's mail outbox and mailbox, where Valid documents
 	// are mailed to their buyers, and its mail settings (/api/v1/mail).
 	Mail *MailService
+	// AuditLog is the tenant's audit log (/api/v1/audit-log): every change
+	// and who made it; read-write keys only.
+	AuditLog *AuditLogService
 
 	base      *url.URL
 	key       string
@@ -115,6 +118,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	c.Receipts = &ReceiptService{c: c}
 	c.Consolidations = &ConsolidationService{c: c}
 	c.Mail = &MailService{c: c}
+	c.AuditLog = &AuditLogService{c: c}
 	return c
 }
 

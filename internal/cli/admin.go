@@ -101,6 +101,7 @@ func (m *Main) tenantCreate(ctx context.Context, cfg *Config, fs *flagSet, args 
 	if err != nil {
 		return err
 	}
+	m.recordCLI(ctx, svc, t.ID, "tenant create", "tenant", t.ID)
 	fmt.Fprintln(m.Stdout, t.ID)
 	return nil
 }
@@ -146,10 +147,11 @@ func (m *Main) keyCreate(ctx context.Context, cfg *Config, fs *flagSet, args []s
 	if *readOnly {
 		perm = einvoice.PermRead
 	}
-	_, key, err := svc.CreateNamedAPIKey(ctx, *tenantID, *name, perm)
+	k, key, err := svc.CreateNamedAPIKey(ctx, *tenantID, *name, perm)
 	if err != nil {
 		return err
 	}
+	m.recordCLI(ctx, svc, *tenantID, "key create", "key", k.ID)
 	fmt.Fprintln(m.Stdout, key)
 	return nil
 }
@@ -203,7 +205,11 @@ func (m *Main) keyRevoke(ctx context.Context, cfg *Config, fs *flagSet, args []s
 		return err
 	}
 	defer closeStore()
-	if err := svc.RevokeAPIKey(ctx, keyID); einvoice.ErrorCode(err) == einvoice.CodeNotFound {
+	err = svc.RevokeAPIKey(ctx, keyID)
+	if err == nil {
+		m.recordCLI(ctx, svc, keyTenant(ctx, svc, keyID), "key revoke", "key", keyID)
+	}
+	if einvoice.ErrorCode(err) == einvoice.CodeNotFound {
 		return fmt.Errorf("key revoke: no key with id %q", keyID)
 	} else if err != nil {
 		return err

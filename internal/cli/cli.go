@@ -50,6 +50,7 @@ Usage:
   einvoice key list --tenant ID
   einvoice key revoke KEY_ID                                          KEY_ID as einvoice key list shows it
   einvoice check --tenant ID                                          the go-live check (login, TIN, certificate, signature)
+  einvoice audit verify [--db ...]                                    check the audit log's hash chain
   einvoice sandbox [--addr :9090] [--db sandbox.db] [--sandbox-delay 2s]    run the tax-authority sandbox alone
   einvoice sandbox client add --tin TIN [--id-type BRN --id-value X] [--name N]    register a sandbox client; prints its id and secret
   einvoice sandbox ca [--db sandbox.db]                              print the sandbox's test CA certificate (PEM)
@@ -106,6 +107,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return m.admin(ctx, cfg, cmd+" "+rest[0], rest[1:])
 	case "check":
 		return m.check(ctx, cfg, rest)
+	case "audit":
+		return m.auditCommand(ctx, cfg, rest)
 	case "version":
 		if _, err := m.newFlagSet("version", "einvoice version").parse(rest); err != nil {
 			return err

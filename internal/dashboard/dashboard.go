@@ -40,6 +40,9 @@ type Dashboard struct {
 	pages  *pages
 	// root is the handler the pages are registered on (Mount).
 	root *web.Root
+	// audit records the changes of the pages whose actor the sign-in set
+	// (DECISIONS 20).
+	audit *web.Audit
 }
 
 // New returns the dashboard's handler.
@@ -51,6 +54,9 @@ func New(o Options) *Dashboard {
 	if d.logger == nil {
 		d.logger = slog.Default()
 	}
+	if d.svc != nil {
+		d.audit = &web.Audit{Record: d.svc.RecordAudit, Types: auditTypes}
+	}
 	return d
 }
 
@@ -60,11 +66,17 @@ func (d *Dashboard) Mount(root *web.Root) {
 	d.routes()
 }
 
+// auditTypes maps the dashboard's collections to the audit log's resource
+// types.
+var auditTypes = map[string]string{"documents": "document", "buyers": "buyer", "sellers": "seller", "receipts": "receipt",
+	"consolidations": "consolidation", "received": "received_document", "webhooks": "webhook", "keys": "key",
+	"new": "document", "preview": "document", "settings": "mail_settings", "authority": "profile", "signin": "session", "signout": "session"}
+
 // handle registers a page: its answers carry the dashboard's security
 // headers, and a panic there is an HTML page (web.Root.HandlePage).
 func (d *Dashboard) handle(pattern string, h http.Handler) {
-	d.root.HandlePage(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	d.root.HandlePage(pattern, d.audit.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setSecurityHeaders(w.Header())
 		h.ServeHTTP(w, r)
-	}))
+	})))
 }

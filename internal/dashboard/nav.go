@@ -15,6 +15,7 @@ var nav = []navEntry{
 	{"consolidations", "Consolidations", "/app/consolidations"},
 	{"mail", "Mail", "/app/mail"},
 	{"webhooks", "Webhooks", "/app/webhooks"},
+	{"audit", "Audit log", "/app/audit"},
 	{"profile", "Profile", "/app/profile"},
 	{"people", "People", "/app/people"},
 	{"keys", "API keys", "/app/keys"},

@@ -84,6 +84,7 @@ func (d *Dashboard) routes() {
 	d.handle("POST /app/mail/settings/test", d.settings(d.testMail))
 	d.handle("GET /app/mail/{id}", d.page(d.mailMessage))
 	d.handle("GET /app/mail/{id}/attachment", d.page(d.mailAttachment))
+	d.handle("GET /app/audit", d.page(d.auditList))
 	d.handle("GET /app/webhooks", d.page(d.webhooks))
 	d.handle("GET /app/webhooks/new", d.page(d.newWebhook))
 	d.handle("POST /app/webhooks", d.settings(d.createWebhook))

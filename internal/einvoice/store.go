@@ -22,6 +22,7 @@ type Store interface {
 	SessionStore
 	UserStore
 	MailStore
+	AuditStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

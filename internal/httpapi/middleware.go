@@ -28,6 +28,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needsWrite bo
 	if err != nil {
 		return err
 	}
+	r = r.WithContext(einvoice.WithActor(r.Context(), keyActor(k)))
 	now := s.now()
 	d, err := s.limiter.Allow(r.Context(), k.ID, now)
 	if err != nil {

@@ -113,6 +113,8 @@ func (s *Server) routes() {
 	s.api("POST /api/v1/webhooks/{id}/test", write, s.testWebhook)
 	s.api("GET /api/v1/webhooks/{id}/deliveries", read, s.listDeliveries)
 	s.api("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", write, s.redeliver)
+	// The audit log (DECISIONS 20): read-write keys only.
+	s.api("GET /api/v1/audit-log", write, s.listAudit)
 
 	// Reference data: states, countries, classifications, unit-types,
 	// tax-types, currencies, payment-modes, id-types.
@@ -149,9 +151,9 @@ func (s *Server) api(pattern string, needsWrite bool, h apiFunc) {
 // one of the media types offered (the first by default); an Accept header
 // that allows none is a 406.
 func (s *Server) apiOffering(pattern string, needsWrite bool, offers []string, h apiFunc) {
-	s.root.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.root.Handle(pattern, s.audit.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.authorize(w, r, needsWrite, offers, h); err != nil {
 			web.WriteError(w, r, s.logger, err)
 		}
-	}))
+	})))
 }

@@ -33,6 +33,8 @@ type Server struct {
 	now     func() time.Time
 	// root is the handler the routes are registered on (Mount).
 	root *web.Root
+	// audit records the changes of the routes (audit.go).
+	audit *web.Audit
 }
 
 // New returns the API; Mount registers its routes.
@@ -43,6 +45,9 @@ func New(o Options) *Server {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.svc != nil {
+		s.audit = &web.Audit{Record: s.svc.RecordAudit, Types: auditTypes()}
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/access"
+	"github.com/einvoice/einvoice/internal/invoicing/audit"
 	"github.com/einvoice/einvoice/internal/invoicing/mail"
 	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/invoicing/received"
@@ -128,6 +129,7 @@ type Service struct {
 	*accessService
 	*mailService
 	*peopleService
+	*auditService
 
 	store         einvoice.Store
 	authority     einvoice.AuthorityAPI
@@ -214,6 +216,7 @@ func New(o Options) *Service {
 	if s.ownerEmail == "" {
 		s.ownerEmail = "owner@example.com"
 	}
+	s.auditService = audit.New(audit.Options{Store: o.Store, Now: o.Now, Logger: o.Logger})
 	s.receivedService = received.New(received.Options{Store: o.Store, Authority: api, Credentials: s.credentials, Notify: s.Wake,
 		Interval: o.ReceivedInterval, Wait: o.Wait, Lease: o.Lease, Idle: o.Idle, Now: o.Now, NewID: o.NewID, Logger: o.Logger})
 	return s
@@ -228,7 +231,11 @@ type (
 	mailService     = mail.Service
 	accessService   = access.Service
 	peopleService   = people.Service
+	auditService    = audit.Service
 )
+
+// AuditVerification is the outcome of VerifyAudit.
+type AuditVerification = audit.Verification
 
 // The capabilities' types the adapters name.
 type (

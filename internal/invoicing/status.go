@@ -102,9 +102,14 @@ func (s *Service) recordState(ctx context.Context, d *einvoice.Document, state e
 			w.Mail = []*einvoice.MailMessage{m}
 		}
 	}
-	if err := s.writeNotified(ctx, w); err != nil && !errors.Is(err, einvoice.ErrWrongState) {
+	err := s.writeNotified(ctx, w)
+	if err != nil && !errors.Is(err, einvoice.ErrWrongState) {
 		s.log.WarnContext(ctx, "could not record the authority's verdict", "document_id", d.ID, "error", err)
 		return false, fmt.Errorf("record the authority's verdict: %w", err)
+	}
+	if err == nil {
+		s.auditService.RecordAudit(ctx, serviceActor(d.TenantID), einvoice.AuditEntry{At: now, Action: "document." + strings.ToLower(string(d.Status)),
+			ResourceType: "document", ResourceID: d.ID, Detail: note})
 	}
 	if j == nil && from == einvoice.StatusSubmitted {
 		// A verdict found by a status request: the poll job has nothing

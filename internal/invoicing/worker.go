@@ -29,7 +29,9 @@ const claimBatch = 100
 //   - the completion of consolidations whose process stopped, and the
 //     consolidation scheduler (AutoConsolidate);
 //   - housekeeping (the purge of old events, ended sessions and expired
-//     idempotency keys), always.
+//     idempotency keys), always;
+//   - the audit log's writer (invoicing/audit), always: it appends the
+//     entries recorded meanwhile, and those left when ctx ends.
 func (s *Service) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := 0; i < s.workers; i++ {
@@ -45,6 +47,7 @@ func (s *Service) Run(ctx context.Context) {
 	wg.Go(func() { s.webhookService.Run(ctx) })
 	wg.Go(func() { s.mailService.Run(ctx) })
 	wg.Go(func() { s.housekeepingLoop(ctx) })
+	wg.Go(func() { s.auditService.Run(ctx) })
 	wg.Wait()
 }
 

@@ -64,6 +64,8 @@ type Pages struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	csrf    *web.CSRF
+	// audit records the buyers' requests (DECISIONS 20).
+	audit *web.Audit
 }
 
 // New returns the request page.
@@ -75,13 +77,16 @@ func New(o Options) *Pages {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	if s.svc != nil {
+		s.audit = &web.Audit{Record: s.svc.RecordAudit}
+	}
 	return s
 }
 
 // Mount registers the page's routes on root.
 func (s *Pages) Mount(root *web.Root) {
 	root.HandlePage("GET /r/{token}", s.pageLimited(s.requestPage))
-	root.HandlePage("POST /r/{token}", s.pageLimited(s.requestPost))
+	root.HandlePage("POST /r/{token}", s.audit.Wrap(s.pageLimited(s.requestPost)))
 	root.HandlePage("GET /r/{token}/pdf", s.pageLimited(s.requestPDF))
 }
 
@@ -260,6 +265,11 @@ func (s *Pages) requestPost(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
+	// The buyer is the actor from here; the receipt, not its token (the
+	// page's secret), is the resource.
+	r = r.WithContext(einvoice.WithActor(r.Context(), einvoice.Actor{Kind: einvoice.ActorRequestPage,
+		Name: "buyer request page", TenantID: v.Receipt.TenantID}))
+	web.AuditResource(r.Context(), "receipt", v.Receipt.ID, "")
 	p := s.newPage(r)
 	fillReceipt(p, v)
 	redirect := selfPath(v.Receipt.Token)

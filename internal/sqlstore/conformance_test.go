@@ -95,6 +95,8 @@ func TestConformance(t *testing.T) {
 		"Passkeys":             testPasskeys,
 		"APIKeyLastUsed":       testAPIKeyLastUsed,
 		"DeleteOldSignInData":  testDeleteOldSignInData,
+		"Audit":                testAudit,
+		"AuditReplicas":        testAuditReplicas,
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {

@@ -42,6 +42,13 @@ func TestRequestPageBuyerWithTIN(t *testing.T) {
 		if status.Status != 200 || !strings.Contains(status.Body, "Your e-invoice was requested") {
 			t.Fatalf("after the post: %d %s", status.Status, status.Body)
 		}
+		// The buyer's request is in the tenant's audit log, by the page,
+		// naming the receipt (never its token).
+		logged := e2etest.Got(api.AuditLog.List(t.Context(), &client.AuditListOptions{Actor: "request_page", Resource: "receipt:" + rc.ID}))(t)
+		if len(logged.Items) != 1 || logged.Items[0].Actor.Kind != "request_page" || logged.Items[0].Actor.Name != "buyer request page" ||
+			logged.Items[0].Outcome != client.AuditOK || strings.Contains(logged.Items[0].Action+logged.Items[0].Detail, rc.RequestURL[len(rc.RequestURL)-10:]) {
+			t.Errorf("the request's audit entries: %+v", logged.Items)
+		}
 		// The status is refreshed from the authority as the page loads; it
 		// turns Valid (the sandbox answers at once).
 		deadline := time.Now().Add(20 * time.Second)
