@@ -413,7 +413,7 @@ func TestOperations(t *testing.T) {
 		"listConsolidations": "Consolidations.List/All", "getConsolidation": "Consolidations.Get",
 		"deliverDocument": "Documents.Deliver", "listMail": "Mail.List/All", "getMail": "Mail.Get",
 		"getMailAttachment": "Mail.Attachment", "getMailSettings": "Mail.Settings", "updateMailSettings": "Mail.UpdateSettings",
-		"previewMail": "Mail.Preview", "sendTestMail": "Mail.Test",
+		"previewMail": "Mail.Preview", "sendTestMail": "Mail.Test", "listAuditLog": "AuditLog.List/All",
 		"healthz": "Health", "readyz": "Ready", "metrics": "Metrics", "openapi": "OpenAPI", "docs": "Docs",
 	}
 	for path, ops := range doc.Paths {
