@@ -234,10 +234,11 @@ func (m *Main) userAdd(ctx context.Context, cfg *Config, fs *flagSet, args []str
 	if *email == "" || *role == "" {
 		return fs.fail("--email and --role are required")
 	}
-	_, link, err := svc.AddUser(ctx, *tenantID, *email, *name, einvoice.Role(*role))
+	u, link, err := svc.AddUser(ctx, *tenantID, *email, *name, einvoice.Role(*role))
 	if err != nil {
 		return err
 	}
+	m.recordCLI(ctx, svc, *tenantID, "user add", "user", u.ID)
 	fmt.Fprintln(m.Stdout, link)
 	return nil
 }

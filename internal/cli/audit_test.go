@@ -30,7 +30,8 @@ func TestAuditVerify(t *testing.T) {
 			mustCLI(t, dsn, "key", "create", "--tenant", tenantID, "--name", "ci")
 			keyID := newKeyID(t, dsn, tenantID)
 			mustCLI(t, dsn, "key", "revoke", keyID)
-			if out := mustCLI(t, dsn, "audit", "verify"); !strings.HasPrefix(out, "audit log intact: 3 entries, head ") {
+			mustCLI(t, dsn, "user", "add", "--tenant", tenantID, "--email", "ana@example.com", "--role", "admin")
+			if out := mustCLI(t, dsn, "audit", "verify"); !strings.HasPrefix(out, "audit log intact: 4 entries, head ") {
 				t.Fatalf("verify: %q", out)
 			}
 			store := servetest.Store(t, dsn)
@@ -45,7 +46,7 @@ func TestAuditVerify(t *testing.T) {
 				}
 				got = append(got, a.Action+" "+a.ResourceType)
 			}
-			if want := "key revoke key,key create key,tenant create tenant"; strings.Join(got, ",") != want {
+			if want := "user add user,key revoke key,key create key,tenant create tenant"; strings.Join(got, ",") != want {
 				t.Errorf("entries %q, want %q", strings.Join(got, ","), want)
 			}
 
