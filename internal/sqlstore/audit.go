@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,11 +74,8 @@ func (s *Store) AppendAudit(ctx context.Context, entries ...*einvoice.AuditEntry
 			counts[e.TenantID]++
 			ranks[i] = counts[e.TenantID]
 		}
-		for i := 0; i < len(entries); i += auditBatch {
-			end := min(i+auditBatch, len(entries))
-			if err := insertAudit(ctx, tx, entries[i:end], ranks[i:end]); err != nil {
-				return err
-			}
+		if err := s.insertAudit(ctx, tx, entries, ranks); err != nil {
+			return err
 		}
 		for tenantID, n := range counts {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO audit_tenants (tenant_id, entries) VALUES ($1, $2)
@@ -113,12 +111,43 @@ func tenantCounts(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntr
 	return counts, nil
 }
 
-// insertAudit inserts entries, with their ranks, in one statement.
-func insertAudit(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry, ranks []int64) error {
+// insertAudit inserts entries with their ranks: on PostgreSQL in
+// multi-row statements (one round trip per auditBatch rows); on SQLite
+// through one prepared single-row statement (in-process, a row costs no
+// round trip, and SQLite's parse and $N lookup of a long statement cost
+// more than the rows).
+func (s *Store) insertAudit(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry, ranks []int64) error {
+	if s.engine == SQLite {
+		st, err := tx.PrepareContext(ctx, auditInsert(1))
+		if err != nil {
+			return fmt.Errorf("insert audit entries: %w", err)
+		}
+		defer st.Close()
+		for i, e := range entries {
+			if _, err := st.ExecContext(ctx, auditArgs(e, ranks[i])...); err != nil {
+				return fmt.Errorf("insert audit entries: %w", classify(err))
+			}
+		}
+		return nil
+	}
+	for i := 0; i < len(entries); i += auditBatch {
+		end := min(i+auditBatch, len(entries))
+		args := make([]any, 0, 18*(end-i))
+		for j := i; j < end; j++ {
+			args = append(args, auditArgs(entries[j], ranks[j])...)
+		}
+		if _, err := tx.ExecContext(ctx, auditInsert(end-i), args...); err != nil {
+			return fmt.Errorf("insert audit entries: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+// auditInsert is the INSERT of n entries.
+func auditInsert(n int) string {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO audit_log (` + auditInsertColumns + `) VALUES `)
-	args := make([]any, 0, 18*len(entries))
-	for i, e := range entries {
+	for i := range n {
 		if i > 0 {
 			q.WriteByte(',')
 		}
@@ -127,15 +156,12 @@ func insertAudit(ctx context.Context, tx *sql.Tx, entries []*einvoice.AuditEntry
 			if j > 0 {
 				q.WriteByte(',')
 			}
-			fmt.Fprintf(&q, "$%d", len(args)+j+1)
+			q.WriteByte('$')
+			q.WriteString(strconv.Itoa(i*18 + j + 1))
 		}
 		q.WriteByte(')')
-		args = append(args, auditArgs(e, ranks[i])...)
 	}
-	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-		return fmt.Errorf("insert audit entries: %w", classify(err))
-	}
-	return nil
+	return q.String()
 }
 
 // AuditHead returns the chain's head.
