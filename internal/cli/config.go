@@ -226,7 +226,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.SMTPCA, "smtp-ca", c.SMTPCA, "PEM file of a certificate authority the mail server's certificate may chain to, besides the system's (env EINVOICE_SMTP_CA)")
 	fs.DurationVar(&c.SMTPTimeout, "smtp-timeout", c.SMTPTimeout, "how long the mail server may take to connect and to answer each command (env EINVOICE_SMTP_TIMEOUT)")
 	fs.StringVar(&c.OwnerEmail, "owner-email", c.OwnerEmail, "e-mail of the demo tenant's owner, made by the first start of an empty database (env EINVOICE_OWNER_EMAIL)")
-	fs.IntVar(&c.Argon2MemoryKiB, "argon2-memory", c.Argon2MemoryKiB, "memory of a password hash in KiB (argon2id, 1 pass); lower it only for tests (env EINVOICE_ARGON2_MEMORY)")
+	fs.IntVar(&c.Argon2MemoryKiB, "argon2-memory", c.Argon2MemoryKiB, "memory of a password hash in KiB (argon2id, 3 passes, 4 lanes); lower it only for tests (env EINVOICE_ARGON2_MEMORY)")
 	fs.DurationVar(&c.MailRetryBase, "mail-retry-base", c.MailRetryBase, "first retry delay of a mail the server refused for now (4xx) or could not be reached for, doubled per attempt up to 1h, with jitter, for 3 days (env EINVOICE_MAIL_RETRY_BASE)")
 }
 

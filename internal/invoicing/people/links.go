@@ -236,7 +236,11 @@ func (s *Service) UseLink(ctx context.Context, secret, name, password, address s
 		return nil, fmt.Errorf("use link: %w", err)
 	}
 	if t.Kind == einvoice.TokenInvite {
-		if err := s.store.PutMembership(ctx, &einvoice.Membership{TenantID: t.TenantID, UserID: u.ID, Role: t.Role, CreatedAt: now}); err != nil {
+		err := s.store.PutMembership(ctx, &einvoice.Membership{TenantID: t.TenantID, UserID: u.ID, Role: t.Role, CreatedAt: now})
+		if errors.Is(err, einvoice.ErrLastOwner) {
+			return nil, lastOwner() // an invitation of the last owner with another role: it stays the owner
+		}
+		if err != nil {
 			return nil, fmt.Errorf("join tenant: %w", err)
 		}
 	}
