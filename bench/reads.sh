@@ -7,7 +7,8 @@
 #   bench/reads.sh                              # SQLite, 100,000 documents
 #   ENGINE=postgres bench/reads.sh              # PostgreSQL (a fresh database, dropped after)
 #   READS_DOCS=2000 READS_DURATION=2 bench/reads.sh   # a quick run
-#   READS_SKIP_SEED=1 ...                       # (with READS_URL and READS_KEY) reuse a running server
+#   READS_SKIP_SEED=1 ...                       # (with READS_URL and READS_KEY, and READS_EMAIL and
+#                                               # READS_PASSWORD for the dashboard) reuse a running server
 #
 # Then the web dashboard's pages (/app) as one signed-in user sees them
 # (wrk -c1), with their 99th percentile (issue 22: under 50 ms).
@@ -88,12 +89,26 @@ while IFS='|' read -r name rps us p99 errs; do
 done <<<"$rows"
 failed=$(awk -F'|' '$5 > 0 { n++ } END { print n + 0 }' <<<"$rows")
 
-# The dashboard, as one user: a session cookie from signing in with the key
-# (the sign-in form's CSRF token is bound to the cookie its page sets).
+# The dashboard, as one user: a session cookie from the demo owner's
+# one-time link (a new database: the password set there signs in), or from
+# signing in as READS_EMAIL with READS_PASSWORD. The forms' CSRF tokens are
+# bound to the cookie their page sets.
 jar=$(mktemp)
-csrf=$(curl -s -c "$jar" "$url/app/signin" | grep -o 'name="csrf" value="[^"]*"' | sed 's/.*value="//; s/"$//')
-cookie=$(curl -s -o /dev/null -D - -b "$jar" -H "Origin: $url" --data-urlencode "csrf=$csrf" --data-urlencode "key=$key" "$url/app/signin" |
-	grep -io 'einvoice_session=[^;]*' | head -1)
+link=$(grep -Eo 'https?://[^ ]+/app/link/[A-Za-z0-9_-]{43}' "$work/out" 2>/dev/null | head -1 || true)
+if [[ -n $link ]]; then
+	form=${link#http*://*/}
+	form=/$form
+	READS_PASSWORD="reads owner password"
+	csrf=$(curl -s -c "$jar" "$url$form" | grep -o 'name="csrf" value="[^"]*"' | sed 's/.*value="//; s/"$//')
+	cookie=$(curl -s -o /dev/null -D - -b "$jar" -H "Origin: $url" --data-urlencode "csrf=$csrf" \
+		--data-urlencode "password=$READS_PASSWORD" "$url$form" | grep -io 'einvoice_session=[^;]*' | head -1)
+elif [[ -n ${READS_EMAIL:-} && -n ${READS_PASSWORD:-} ]]; then
+	csrf=$(curl -s -c "$jar" "$url/app/signin" | grep -o 'name="csrf" value="[^"]*"' | sed 's/.*value="//; s/"$//')
+	cookie=$(curl -s -o /dev/null -D - -b "$jar" -H "Origin: $url" --data-urlencode "csrf=$csrf" --data-urlencode "email=$READS_EMAIL" \
+		--data-urlencode "password=$READS_PASSWORD" "$url/app/signin" | grep -io 'einvoice_session=[^;]*' | head -1)
+else
+	cookie=""
+fi
 rm -f "$jar"
 if [[ -z $cookie ]]; then
 	echo "reads.sh: could not sign in to the dashboard" >&2
