@@ -105,12 +105,18 @@ func TestInviteTOTPSignIn(t *testing.T) {
 	if p := b2.post("/app/signin/code", url.Values{"csrf": {b2.csrf("/app/signin/code")}, "code": {"123456"}}); p.status != http.StatusUnprocessableEntity {
 		t.Errorf("a wrong code = %d, want 422", p.status)
 	}
-	p = b2.post("/app/signin/code", url.Values{"csrf": {b2.csrf("/app/signin/code")}, "code": {code()}})
+	lastCode := code()
+	p = b2.post("/app/signin/code", url.Values{"csrf": {b2.csrf("/app/signin/code")}, "code": {lastCode}})
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/app/documents" || b2.session() == pending || b2.session() == "" {
 		t.Fatalf("the code = %d %q; session changed: %v", p.status, p.header.Get("Location"), b2.session() != pending)
 	}
 	if p := b2.get("/app/documents"); p.status != http.StatusOK {
 		t.Errorf("documents after both factors = %d", p.status)
+	}
+	replay := f.browser(t)
+	replay.post("/app/signin", url.Values{"email": {siti.Email}, "password": {siti.Password}, "csrf": {replay.csrf("/app/signin")}})
+	if p := replay.post("/app/signin/code", url.Values{"csrf": {replay.csrf("/app/signin/code")}, "code": {lastCode}}); p.status != http.StatusUnprocessableEntity {
+		t.Errorf("the same code again = %d, want 422 (a code is accepted once)", p.status)
 	}
 
 	// A recovery code signs in once.
@@ -288,5 +294,64 @@ func TestRoles(t *testing.T) {
 			b.get("/app/documents").status != http.StatusSeeOther {
 			t.Errorf("%s: sign out everywhere = %d", role, p.status)
 		}
+	}
+}
+
+// TestPeopleFormsHostile: every form of people (sign-in, forgotten
+// password, a one-time link, invite, role, API keys, the account) with the
+// bad-input table's values: never a 5xx, and a refused invite or key
+// stores nothing.
+func TestPeopleFormsHostile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tenant := f.demoTenant(t)
+	bad := map[string]string{
+		"long": strings.Repeat("a", 100_000), "empty": "", "unicode": "名前 😀 \u202e", "html": `<script>alert(1)</script>`,
+		"sql": "' OR 1=1; DROP TABLE users; --", "nul": "a\x00b", "newlines": "a\r\nBcc: x@evil.example",
+	}
+	ob := f.browser(t)
+	ob.signIn(f.owner)
+	memberID := removeLink.FindStringSubmatch(ob.get("/app/people").body)[1]
+	link := linkPath(t, f.run(t, "user", "add", "--tenant", tenant, "--email", "hostile@example.com", "--role", "viewer"))
+	keysBefore := strings.Count(ob.get("/app/keys").body, "<code>eik_")
+	peopleBefore := strings.Count(ob.get("/app/people").body, "/remove")
+	for name, v := range bad {
+		pre := f.browser(t) // a link's password may be a good one: it signs this browser in
+		forms := []struct {
+			b    *browser
+			path string
+			form url.Values
+		}{
+			{pre, "/app/signin", url.Values{"email": {v}, "password": {v}}},
+			{pre, "/app/signin/forgot", url.Values{"email": {v}}},
+			{pre, link, url.Values{"name": {v}, "password": {v}}},
+			{ob, "/app/people/invite", url.Values{"email": {v}, "role": {v}}},
+			{ob, "/app/people/invite", url.Values{"email": {"ok" + name + "@example.com"}, "role": {v}}},
+			{ob, "/app/people/" + memberID + "/role", url.Values{"role": {v}}},
+			{ob, "/app/keys", url.Values{"name": {v}, "permission": {v}}},
+			{ob, "/app/account/name", url.Values{"name": {v}}},
+			{ob, "/app/account/password", url.Values{"current": {v}, "password": {v}}},
+			{ob, "/app/account/totp", url.Values{"secret": {v}, "code": {v}}},
+			{ob, "/app/tenant", url.Values{"tenant": {v}}},
+			{ob, "/app/people/" + url.PathEscape(v) + "x/remove", url.Values{}},
+		}
+		for _, c := range forms {
+			// The forms before a session share one token (bound to the
+			// browser's pre-session cookie), those after the session's.
+			c.form.Set("csrf", c.b.csrf(map[bool]string{true: "/app/account", false: "/app/signin"}[c.b == ob]))
+			c.form.Add("email", v) // a field twice
+			if p := c.b.post(c.path, c.form); p.status >= 500 || p.status == http.StatusOK && c.b == ob && c.path == "/app/people/invite" {
+				t.Errorf("%s: POST %s = %d", name, c.path, p.status)
+			}
+		}
+	}
+	if n := strings.Count(ob.get("/app/keys").body, "<code>eik_"); n != keysBefore {
+		t.Errorf("%d keys after the hostile forms, want %d", n, keysBefore)
+	}
+	if n := strings.Count(ob.get("/app/people").body, "/remove"); n != peopleBefore {
+		t.Errorf("%d people after the hostile forms, want %d", n, peopleBefore)
+	}
+	if p := ob.get("/app/account"); p.status != http.StatusOK || !strings.Contains(p.body, f.owner.Email) {
+		t.Errorf("the owner's account after the hostile forms = %d", p.status)
 	}
 }

@@ -194,6 +194,9 @@ type UserStore interface {
 	UserByEmail(ctx context.Context, email string) (*User, error)
 	// UpdateUser stores u's name, TOTP and recovery codes (not the password).
 	UpdateUser(ctx context.Context, u *User) error
+	// UseTOTPStep records that a sign-in used the user's TOTP time step,
+	// once: false when that step or a later one was used before.
+	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
 	// SetPassword stores a new password hash and ends the user's sessions
 	// but keep (nil: all of them), in one transaction.
 	SetPassword(ctx context.Context, userID, hash string, at time.Time, keep []byte) error

@@ -93,6 +93,7 @@ func TestConformance(t *testing.T) {
 		"UserTokens":           testUserTokens,
 		"SignInFailures":       testSignInFailures,
 		"Passkeys":             testPasskeys,
+		"TOTPStep":             testTOTPStep,
 		"APIKeyLastUsed":       testAPIKeyLastUsed,
 		"DeleteOldSignInData":  testDeleteOldSignInData,
 		"Audit":                testAudit,

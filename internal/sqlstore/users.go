@@ -109,6 +109,22 @@ func (s *Store) UpdateUser(ctx context.Context, u *einvoice.User) error {
 	return mustAffect(res)
 }
 
+// UseTOTPStep records the TOTP time step a sign-in used, once.
+func (s *Store) UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
+	if !einvoice.ValidID(userID) {
+		return false, einvoice.ErrNotFound
+	}
+	res, err := s.ws.ExecContext(ctx, `UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2`, userID, step)
+	if err != nil {
+		return false, fmt.Errorf("use totp step: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("use totp step: %w", err)
+	}
+	return n == 1, nil
+}
+
 // SetPassword stores a new password hash and ends the user's other sessions.
 func (s *Store) SetPassword(ctx context.Context, userID, hash string, at time.Time, keep []byte) error {
 	if !einvoice.ValidID(userID) {

@@ -638,3 +638,40 @@ func testDeleteOldSignInData(t *testing.T, dsn string) {
 		t.Errorf("DeleteOldSignInData again = %d, %v; want 0", n, err)
 	}
 }
+
+// testTOTPStep: a TOTP time step is used once; an earlier one after a later
+// one is refused too; concurrent uses of one step, from two stores, pass
+// exactly once.
+func testTOTPStep(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s, s2 := open(t, dsn), open(t, dsn)
+	u := mustCreateUser(t, s, "steps@example.com")
+	for i, c := range []struct {
+		step int64
+		want bool
+	}{{100, true}, {100, false}, {99, false}, {101, true}} {
+		if ok, err := s.UseTOTPStep(ctx, u.ID, c.step); err != nil || ok != c.want {
+			t.Errorf("use %d: step %d = %v, %v; want %v", i, c.step, ok, err, c.want)
+		}
+	}
+	var wg sync.WaitGroup
+	var passed atomic.Int32
+	for i := range 8 {
+		st := []*sqlstore.Store{s, s2}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := st.UseTOTPStep(ctx, u.ID, 200)
+			if err != nil {
+				t.Errorf("UseTOTPStep: %v", err)
+			}
+			if ok {
+				passed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if passed.Load() != 1 {
+		t.Errorf("%d concurrent uses of one step passed, want 1", passed.Load())
+	}
+}

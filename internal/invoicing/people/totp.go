@@ -50,13 +50,24 @@ func badCode() error {
 
 // validTOTP reports whether the code is the secret's now (one step either
 // side).
-func (s *Service) validTOTP(secret, code string) bool {
+func (s *Service) validTOTP(secret, code string) bool { return s.totpStep(secret, code) > 0 }
+
+// totpStep is the time step (30-second periods since 1970) of the secret
+// whose code the code is, now or one step either side; 0 when none.
+func (s *Service) totpStep(secret, code string) int64 {
 	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
 	if len(code) != 6 || secret == "" {
-		return false
+		return 0
 	}
-	ok, err := totp.ValidateCustom(code, secret, s.clock().UTC(), totpOptions)
-	return err == nil && ok
+	now := s.clock().UTC()
+	for _, k := range []int64{0, -1, 1} {
+		at := now.Add(time.Duration(k) * 30 * time.Second)
+		want, err := totp.GenerateCodeCustom(secret, at, totpOptions)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			return at.Unix() / 30
+		}
+	}
+	return 0
 }
 
 // EnableTOTP turns the second factor on with the secret NewTOTP gave, once
@@ -106,7 +117,14 @@ func (s *Service) SecondFactor(ctx context.Context, pendingToken, code, address 
 	} else if locked {
 		return nil, lockedOut()
 	}
-	ok := s.validTOTP(u.TOTPSecret, code)
+	ok := false
+	if step := s.totpStep(u.TOTPSecret, code); step > 0 {
+		// A code is accepted once (RFC 6238 section 5.2): the step is
+		// recorded, and a step used before is refused.
+		if ok, err = s.store.UseTOTPStep(ctx, u.ID, step); err != nil {
+			return nil, fmt.Errorf("second factor: %w", err)
+		}
+	}
 	if !ok {
 		if i := matchRecoveryCode(u.RecoveryCodes, code); i >= 0 {
 			u.RecoveryCodes = append(u.RecoveryCodes[:i:i], u.RecoveryCodes[i+1:]...)

@@ -4,6 +4,8 @@
 -- (trimmed, lower case). password_hash is argon2id's PHC string, '' until
 -- set; totp_secret is encrypted at rest; recovery_codes a JSON array of the
 -- SHA-256 (hex) of the unused codes.
+-- totp_last_step is the last TOTP time step a sign-in used: a code is
+-- accepted once (RFC 6238 section 5.2).
 CREATE TABLE users (
     id              TEXT PRIMARY KEY,
     email           TEXT NOT NULL,
@@ -13,6 +15,7 @@ CREATE TABLE users (
     totp_secret     TEXT NOT NULL,
     totp_enabled    INTEGER NOT NULL,
     recovery_codes  TEXT NOT NULL,
+    totp_last_step  BIGINT NOT NULL DEFAULT 0,
     created_at      BIGINT NOT NULL,
     updated_at      BIGINT NOT NULL
 );
