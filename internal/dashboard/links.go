@@ -62,7 +62,17 @@ func (d *Dashboard) useLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secret := r.PathValue("secret")
+	kind := ""
+	if l, err := d.svc.Link(r.Context(), secret); err == nil {
+		kind = string(l.Token.Kind)
+	}
 	res, err := d.svc.UseLink(r.Context(), secret, r.PostFormValue("name"), r.PostFormValue("password"), web.ClientAddress(r))
+	if err == nil {
+		// The audit log: the person who used the link, never its secret.
+		ctx := einvoice.WithActor(r.Context(), einvoice.Actor{Kind: einvoice.ActorUser, ID: res.User.ID, Name: res.User.Name,
+			Email: res.User.Email, TenantID: res.TenantID, Address: web.ClientAddress(r), UserAgent: r.UserAgent()})
+		web.AuditResource(ctx, "user", res.User.ID, "used a one-time link: "+kind)
+	}
 	if err != nil {
 		l, lerr := d.svc.Link(r.Context(), secret)
 		if lerr != nil {

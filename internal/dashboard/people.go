@@ -49,7 +49,9 @@ func (u *user) actorName() string { return u.Name() + " <" + u.Email() + ">" }
 // shows the link to copy.
 func (d *Dashboard) invite(w http.ResponseWriter, r *http.Request, u *user) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	inv, err := d.svc.Invite(r.Context(), u.Role(), u.actorName(), u.tenant(), email, einvoice.Role(r.PostFormValue("role")))
+	role := einvoice.Role(r.PostFormValue("role"))
+	web.AuditResource(r.Context(), "invitation", einvoice.Truncate(email, 254), "role "+einvoice.Truncate(string(role), 20))
+	inv, err := d.svc.Invite(r.Context(), u.Role(), u.actorName(), u.tenant(), email, role)
 	if err != nil {
 		if !isUserError(err) {
 			d.renderError(w, r, u, err)

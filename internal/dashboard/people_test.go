@@ -68,6 +68,15 @@ func TestInviteTOTPSignIn(t *testing.T) {
 	if p := f.browser(t).get(path); p.status != http.StatusNotFound {
 		t.Errorf("the invitation link used twice = %d, want 404", p.status)
 	}
+	// The audit log names the invitation and the person who accepted it,
+	// never the link's secret.
+	linkSecret := path[len("/app/link/"):]
+	if p := ob.get("/app/audit?resource=invitation"); !strings.Contains(p.body, "siti@hebat.example") || strings.Contains(p.body, linkSecret) {
+		t.Errorf("the audit log of invitations:\n%s", p.body)
+	}
+	if p := ob.get("/app/audit?actor=siti@hebat.example"); !strings.Contains(p.body, "used a one-time link: invite") || strings.Contains(p.body, linkSecret) {
+		t.Errorf("the audit log of siti's changes:\n%s", p.body)
+	}
 
 	// TOTP: enrol with a code computed from the secret shown.
 	p := b.post("/app/account/totp/start", url.Values{"csrf": {b.csrf("/app/account")}})
