@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/einvoice/einvoice/internal/einvoice"
+	"github.com/einvoice/einvoice/internal/invoicing/people"
 )
 
 // The account page: the user's name, password, second factor (TOTP and
@@ -95,8 +96,7 @@ func (d *Dashboard) accountError(w http.ResponseWriter, r *http.Request, u *user
 
 // enrolment is the QR code and text of a secret being enrolled.
 func (d *Dashboard) enrolment(secret string, u *user) *totpEnrolment {
-	url := "otpauth://totp/einvoice:" + u.Email() + "?algorithm=SHA1&digits=6&issuer=einvoice&period=30&secret=" + secret
-	svg, err := d.svc.QRSVG(url)
+	svg, err := d.svc.QRSVG(people.TOTPURL(u.Email(), secret))
 	if err != nil {
 		return &totpEnrolment{Secret: secret}
 	}
@@ -110,12 +110,7 @@ func (d *Dashboard) startTOTP(w http.ResponseWriter, r *http.Request, u *user) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.renderAccount(w, r, u, http.StatusOK, nil, func(a *accountData) {
-		a.Enrol = &totpEnrolment{Secret: e.Secret}
-		if svg, err := d.svc.QRSVG(e.URL); err == nil {
-			a.Enrol.QR = template.HTML(svg) // #nosec: our own markup of numbers
-		}
-	})
+	d.renderAccount(w, r, u, http.StatusOK, nil, func(a *accountData) { a.Enrol = d.enrolment(e.Secret, u) })
 }
 
 // enableTOTP turns the second factor on once a code of the secret is typed,

@@ -29,14 +29,36 @@ func formOf(r *http.Request, err error) *form {
 			f.Values[k] = v[0]
 		}
 	}
+	f.setError(err)
+	return f
+}
+
+// formOfError is a form of err's errors alone, no value typed kept: for
+// forms of passwords and codes, which are never shown again.
+func formOfError(err error) *form {
+	f := &form{Values: map[string]string{}}
+	f.setError(err)
+	return f
+}
+
+// setError puts err's field errors and message on the form (an
+// einvoice.Error's, or "Something went wrong.").
+func (f *form) setError(err error) {
 	var e *einvoice.Error
 	if errors.As(err, &e) {
-		f.Errors = e.Fields
-		f.Message = e.Message
+		f.Errors, f.Message = e.Fields, e.Message
 	} else if err != nil {
 		f.Message = "Something went wrong."
 	}
-	return f
+}
+
+// einvoiceMessage is the message of a service error a person reads.
+func einvoiceMessage(err error) string {
+	var e *einvoice.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Something went wrong."
 }
 
 // Value is what was typed in the field.

@@ -60,11 +60,7 @@ func (f *fixture) personIn(t *testing.T, tenantID, role, name string) *person {
 func (f *fixture) setPassword(t *testing.T, link string, p *person) {
 	t.Helper()
 	b := f.browser(t)
-	i := strings.Index(link, "/app/link/")
-	if i < 0 {
-		t.Fatalf("not a one-time link: %q", link)
-	}
-	path := link[i:] // the CLI's links name the default address, not this test's port
+	path := linkPath(t, link) // the CLI's links name the default address, not this test's port
 	if r := b.post(path, url.Values{"csrf": {b.csrf(path)}, "name": {p.Name}, "password": {p.Password}}); r.status != http.StatusSeeOther {
 		t.Fatalf("set the password of %s at %s = %d:\n%s", p.Email, path, r.status, r.body)
 	}

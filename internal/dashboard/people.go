@@ -43,7 +43,7 @@ func (d *Dashboard) renderPeople(w http.ResponseWriter, r *http.Request, u *user
 }
 
 // actorName is how people and the audit name the user.
-func (u *user) actorName() string { return u.Name() + " <" + u.Email() + ">" }
+func (u *user) actorName() string { return einvoice.PersonLabel(u.Name(), u.Email()) }
 
 // invite invites an e-mail with a role; without a mail server the page
 // shows the link to copy.

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/invoicing/people"
+	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testsmtp"
 )
 
 var (
-	mailedLink = regexp.MustCompile(`https?://\S+/app/link/[A-Za-z0-9_-]{43}`)
+	mailedLink = servetest.LinkPattern
 	totpSecret = regexp.MustCompile(`id="totp-secret">([A-Z2-7]+)<`)
 	recovery   = regexp.MustCompile(`<li><code>([a-z2-9]{5}-[a-z2-9]{5})</code></li>`)
 	removeLink = regexp.MustCompile(`/app/people/([0-9a-f-]{36})/remove`)

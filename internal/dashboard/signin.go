@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/web"
 )
@@ -95,14 +94,6 @@ func (d *Dashboard) giveSession(w http.ResponseWriter, r *http.Request, res *peo
 	}
 }
 
-// einvoiceMessage is the message of a service error a person reads.
-func einvoiceMessage(err error) string {
-	if e, ok := err.(*einvoice.Error); ok {
-		return e.Message
-	}
-	return "Something went wrong."
-}
-
 // secondFactorPage asks the waiting session for its TOTP or recovery code.
 func (d *Dashboard) secondFactorPage(w http.ResponseWriter, r *http.Request) {
 	c, err := r.Cookie(sessionCookie)
@@ -152,17 +143,6 @@ func (d *Dashboard) secondFactor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.startSession(w, r, res, next)
-}
-
-// formOfError is an empty form with err's messages.
-func formOfError(err error) *form {
-	f := &form{Values: map[string]string{}}
-	if e, ok := err.(*einvoice.Error); ok {
-		f.Errors, f.Message = e.Fields, e.Message
-	} else {
-		f.Message = "Something went wrong."
-	}
-	return f
 }
 
 // signOut ends the session.

@@ -151,10 +151,13 @@ type Event struct {
 // and e-mail); "" otherwise (a key is named by its id).
 func ByOf(ctx context.Context) string {
 	if a, ok := ActorOf(ctx); ok && a.Kind == ActorUser {
-		return a.Name + " <" + a.Email + ">"
+		return PersonLabel(a.Name, a.Email)
 	}
 	return ""
 }
+
+// PersonLabel is how the history and the audit name a person: "Name <e-mail>".
+func PersonLabel(name, email string) string { return name + " <" + email + ">" }
 
 // RateLimiter counts requests per API key in fixed windows opened by a
 // key's first request after the previous window closed.

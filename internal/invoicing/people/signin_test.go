@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pquerna/otp"
+
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/invoicing/people"
 )
@@ -474,5 +476,18 @@ func TestSessions(t *testing.T) {
 	}
 	if n, err := h.svc.PurgeSessions(ctx); err != nil || n == 0 {
 		t.Errorf("PurgeSessions = %d, %v; want the ended sessions gone", n, err)
+	}
+}
+
+// TestTOTPURL: the enrolment link an authenticator app reads names the
+// e-mail and the secret, escaped.
+func TestTOTPURL(t *testing.T) {
+	t.Parallel()
+	k, err := otp.NewKeyFromURL(people.TOTPURL("a+b c@example.com", "JBSWY3DPEHPK3PXP"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Type() != "totp" || k.AccountName() != "a+b c@example.com" || k.Issuer() != "einvoice" || k.Secret() != "JBSWY3DPEHPK3PXP" || k.Period() != 30 {
+		t.Errorf("TOTPURL = %s: account %q, issuer %q, secret %q, period %d", k.URL(), k.AccountName(), k.Issuer(), k.Secret(), k.Period())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -40,7 +41,14 @@ func (s *Service) NewTOTP(u *einvoice.User) (*TOTPEnrolment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new totp secret: %w", err)
 	}
-	return &TOTPEnrolment{Secret: key.Secret(), URL: key.URL()}, nil
+	return &TOTPEnrolment{Secret: key.Secret(), URL: TOTPURL(u.Email, key.Secret())}, nil
+}
+
+// TOTPURL is the otpauth:// link of a secret for an e-mail (what an
+// authenticator app reads from the QR code), its parts escaped.
+func TOTPURL(email, secret string) string {
+	q := url.Values{"secret": {secret}, "issuer": {totpIssuer}, "algorithm": {"SHA1"}, "digits": {"6"}, "period": {"30"}}
+	return (&url.URL{Scheme: "otpauth", Host: "totp", Path: "/" + totpIssuer + ":" + email, RawQuery: q.Encode()}).String()
 }
 
 func badCode() error {
