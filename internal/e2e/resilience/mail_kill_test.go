@@ -108,8 +108,13 @@ func TestMailKilled(t *testing.T) {
 
 // TestMailReplicas: two replicas on one PostgreSQL database share the
 // outbox; one is killed while they send, some of their connections hung.
-// Every buyer receives its mail exactly once (counted at the server), the
-// survivor taking over the killed one's messages once their lease expires.
+// No buyer receives its mail twice (counted at the server), the survivor
+// taking over the killed one's messages once their lease expires, and a
+// buyer who received nothing is one whose message the service flagged
+// unconfirmed: the kill fell between the in-flight mark and the end of the
+// data, where SMTP cannot tell a taken message from a dropped one (RFC
+// 1047) and the service chose never to send twice. The killed replica held
+// at most one batch (one worker, four messages), so at most four such.
 func TestMailReplicas(t *testing.T) {
 	t.Parallel()
 	dsn := testdb.Postgres(t, os.Getenv)
@@ -129,13 +134,22 @@ func TestMailReplicas(t *testing.T) {
 	ids, addrs := validMailed(t, a, "rep", n)
 	srv.Wait(t, 60*time.Second, "a few messages sent and four connections hung", func() bool { return srv.Count() >= 3 && srv.Connections() >= 7 })
 	rs[0].Kill(t)
-	waitDelivered(t, b, ids, 2*time.Minute)
-	for _, addr := range addrs {
-		if got := srv.CountFor(addr); got != 1 {
-			t.Errorf("%s received %d messages, want 1", addr, got)
+	got := waitDelivered(t, b, ids, 2*time.Minute)
+	missing := 0
+	for i, addr := range addrs {
+		switch received := srv.CountFor(addr); {
+		case received == 1:
+		case received == 0 && got[ids[i]].Unconfirmed:
+			missing++
+			t.Logf("%s received nothing, its delivery flagged unconfirmed: the kill fell inside the in-flight window", addr)
+		default:
+			t.Errorf("%s received %d messages, want 1 (or 0 flagged unconfirmed); delivery %+v", addr, received, got[ids[i]])
 		}
 	}
-	if srv.Count() != n {
-		t.Errorf("the server took %d messages, want %d", srv.Count(), n)
+	if missing > 4 {
+		t.Errorf("%d messages unconfirmed and not received, want at most the killed replica's one batch (4)", missing)
+	}
+	if srv.Count() != n-missing {
+		t.Errorf("the server took %d messages, want %d", srv.Count(), n-missing)
 	}
 }
