@@ -7,7 +7,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestAuditVerify: the administration commands record their changes (actor
@@ -20,8 +20,8 @@ func TestAuditVerify(t *testing.T) {
 		name string
 		dsn  func(t *testing.T) string
 	}{
-		{"sqlite", func(t *testing.T) string { return testdb.SQLite(t) }},
-		{"postgres", func(t *testing.T) string { return testdb.Postgres(t, os.Getenv) }},
+		{"sqlite", func(t *testing.T) string { return migrated.SQLite(t) }},
+		{"postgres", func(t *testing.T) string { return migrated.Postgres(t, os.Getenv) }},
 	} {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()

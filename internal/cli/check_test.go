@@ -9,7 +9,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testcert"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestCheckCommand: einvoice check passes for a new tenant against the
@@ -18,7 +18,7 @@ import (
 // saying what to do.
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	const tin = "C2584563200"
 	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Check Sdn. Bhd.", "--tin", tin, "--id-value", "202001012345")
 	id = strings.TrimSpace(id)

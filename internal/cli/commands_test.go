@@ -18,6 +18,7 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing"
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestCommandLines runs every command with its flags before, between and
@@ -28,8 +29,8 @@ import (
 // made for the row.
 func TestCommandLines(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
-	sandboxDB := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
+	sandboxDB := migrated.SQLite(t)
 	outDir := t.TempDir()
 	tenantID := strings.TrimSpace(mustCLI(t, dsn, "tenant", "create", "--name", "Command Lines Sdn. Bhd.", "--tin", "C1234567890"))
 	for _, tc := range []struct {
@@ -138,7 +139,7 @@ func TestCommandLines(t *testing.T) {
 // TestCLI covers the scriptable administration commands.
 func TestCLI(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	code, id, errOut := servetest.Run(t, dsn, "tenant", "create", "--name", "Scripted Sdn. Bhd.", "--tin", "C1234567890", "--msic", "62010")
 	id = strings.TrimSpace(id)
 	if code != 0 || !strings.HasPrefix(id, "0") || len(id) != 36 || strings.Contains(id, "\n") {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/einvoice/einvoice/internal/cli"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestSandboxClientAdd: a client registered with `einvoice sandbox client
@@ -20,7 +20,7 @@ import (
 // sandbox does not know is refused.
 func TestSandboxClientAdd(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	out := mustCLI(t, dsn, "sandbox", "client", "add", "--tin", "C20000000010", "--name", "Alpha Sdn. Bhd.", "--id-value", "202001234567")
 	m := regexp.MustCompile(`^client_id: (\S+)\nclient_secret: (\S+)\n$`).FindStringSubmatch(out)
 	if m == nil {

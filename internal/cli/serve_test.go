@@ -9,14 +9,14 @@ import (
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/apidoc/apidoctest"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestShutdownDrains: cancelling serve (SIGTERM) lets it finish cleanly and
 // closes the port.
 func TestShutdownDrains(t *testing.T) {
 	t.Parallel()
-	svc := servetest.Start(t, testdb.SQLite(t))
+	svc := servetest.Start(t, migrated.SQLite(t))
 	c := newAPIClient(t, svc.URL, svc.DemoKey)
 	if _, err := c.Profile.Get(t.Context()); err != nil {
 		t.Errorf("GET /profile before the stop: %v", err)

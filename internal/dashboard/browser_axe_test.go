@@ -58,6 +58,7 @@ func (c *chrome) checkA11y(page string) {
 // TestBrowserAccessibility checks the dashboard's pages with axe-core at a
 // desktop and a phone width.
 func TestBrowserAccessibility(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0")
 	buyer := f.buyer(t, f.key, "Buyer Sdn Bhd")
 	id := f.invoice(t, f.key, buyer, "INV-001")

@@ -26,6 +26,7 @@ func (c *chrome) narrow(path, name string) {
 // time left to reject; reject without a reason is refused beside the
 // field, then done by keyboard.
 func TestBrowserReceived(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, receivedArgs...)
 	tenantB, keyB := f.receiver(t)
 	f.issueValid(t, f.buyer(t, f.key, "Hebat Group"), "R-001", "<script>alert(1)</script>")
@@ -59,6 +60,7 @@ func TestBrowserReceived(t *testing.T) {
 // page (its QR code loads); the consolidations list, a month consolidated
 // by keyboard, its page; the refusal of a second time beside the month.
 func TestBrowserReceiptsAndConsolidations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0", "--rate-limit", "100000")
 	month, at := lastMonth(time.Now())
 	id := f.receipt(t, f.key, "C-001", at)
@@ -96,6 +98,7 @@ func TestBrowserReceiptsAndConsolidations(t *testing.T) {
 // beside the events, then done with its secret shown), send a test and
 // see its delivery; the list; the pages 375 px wide.
 func TestBrowserWebhooks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--webhook-allow-private", "--rate-limit", "100000")
 	srv, _ := hookEndpoint(t, 200)
 	c := newChrome(t, f.svc.URL)

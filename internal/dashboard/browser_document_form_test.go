@@ -61,6 +61,7 @@ func (c *chrome) location() string {
 // turns Invalid and shows the authority's errors. The form is readable at
 // 375 px.
 func TestBrowserDocumentFlow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0")
 	buyer := f.buyer(t, f.key, "Hebat Group")
 	c := newChrome(t, f.svc.URL)
@@ -104,9 +105,9 @@ func TestBrowserDocumentFlow(t *testing.T) {
 		t.Errorf("the edit form's totals: %q", got)
 	}
 	c.visit(doc, "draft")
-	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.follow(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), ".flash")
 	c.screenshot("validated")
-	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.follow(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), ".flash")
 	c.screenshot("submitted")
 	f.waitStatus(t, id, client.StatusValid)
 	c.visit(doc, "valid")
@@ -136,8 +137,8 @@ func TestBrowserDocumentFlow(t *testing.T) {
 	c.fillLine("Returned widget")
 	c.run(chromedp.Click(`button[value="save"]`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
 	note := c.location()
-	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
-	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.follow(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), ".flash")
+	c.follow(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), ".flash")
 	f.waitStatus(t, strings.TrimPrefix(note, "/app/documents/"), client.StatusInvalid)
 	c.visit(note, "invalid")
 	if got := c.text("ul.problems"); !strings.Contains(got, "RD301") {

@@ -148,6 +148,18 @@ func (c *chrome) screenshot(name string) {
 	c.t.Logf("screenshot %s", file)
 }
 
+// follow runs act (a click or a submit that loads a page), waits for the
+// page it loads (chromedp.RunResponse), then for sel in it: a wait on sel
+// alone could match the old page (its flash, its heading) while the new one
+// is still loading.
+func (c *chrome) follow(act chromedp.Action, sel string) {
+	c.t.Helper()
+	if _, err := chromedp.RunResponse(c.ctx, act); err != nil {
+		c.t.Fatalf("chromium: %v", err)
+	}
+	c.run(chromedp.WaitVisible(sel, chromedp.ByQuery))
+}
+
 // text is the visible text of the first element matching sel.
 func (c *chrome) text(sel string) string {
 	c.t.Helper()

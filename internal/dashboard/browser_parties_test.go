@@ -12,6 +12,7 @@ import (
 // fields then saved, the sellers list, the profile with the go-live
 // check; every page screenshotted, and none wider than a 375 px phone.
 func TestBrowserBuyersSellersProfile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.buyer(t, f.key, "<script>alert(1)</script>")
 	c := newChrome(t, f.svc.URL)

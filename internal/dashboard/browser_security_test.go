@@ -17,6 +17,7 @@ import (
 // TestBrowserClickjacking: a page of another origin framing the dashboard
 // gets nothing: Chromium refuses the frame (frame-ancestors 'none').
 func TestBrowserClickjacking(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -11,6 +11,7 @@ import (
 // the list, opens a document, validates it, and signs out; a phone-wide
 // (375 px) screenshot of the list and the detail too.
 func TestBrowserSignInListDetailSignOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buyer := f.buyer(t, f.key, "<script>alert(1)</script>")
 	id := f.invoice(t, f.key, buyer, "INV-001")
@@ -30,7 +31,7 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 	if got := c.text("#h-customer + dl dd"); got != "<script>alert(1)</script>" {
 		t.Errorf("the buyer's name shows as %q, want the text itself", got)
 	}
-	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.follow(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), ".flash")
 	c.screenshot("validated")
 	if got := c.text(".flash"); !strings.Contains(got, "Validated") {
 		t.Errorf("after validate the flash says %q", got)
@@ -60,13 +61,14 @@ func TestBrowserSignInListDetailSignOut(t *testing.T) {
 // document shows its QR code, and cancel without a reason is refused
 // beside the field, what was typed kept.
 func TestBrowserValidDocument(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "--sandbox-delay", "0")
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	c := newChrome(t, f.svc.URL)
 	c.signIn(f.owner)
 	c.visit("/app/documents/"+id, "draft")
-	c.run(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
-	c.run(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), chromedp.WaitVisible(".flash", chromedp.ByQuery))
+	c.follow(chromedp.Click(`form[action$="/validate"] button`, chromedp.ByQuery), ".flash")
+	c.follow(chromedp.Click(`form[action$="/submit"] button`, chromedp.ByQuery), ".flash")
 	c.screenshot("submitted")
 	f.waitStatus(t, id, "Valid")
 	c.visit("/app/documents/"+id, "valid")
@@ -86,6 +88,7 @@ func TestBrowserValidDocument(t *testing.T) {
 // TestBrowserReadOnly: a viewer's pages show no write control, and name
 // the viewer, the role and the tenant.
 func TestBrowserReadOnly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.invoice(t, f.key, f.buyer(t, f.key, "Hebat Group"), "INV-001")
 	ro := f.personIn(t, f.demoTenant(t), "viewer", "Aisyah")
@@ -106,6 +109,7 @@ func TestBrowserReadOnly(t *testing.T) {
 // form; the sign-in form works by keyboard alone (Tab to the e-mail, Tab to
 // the password, Enter); an unknown page is our 404 page.
 func TestBrowserErrorsAndKeyboard(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	c := newChrome(t, f.svc.URL)
 	c.visit("/app/signin", "signin")

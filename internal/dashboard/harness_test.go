@@ -13,7 +13,7 @@ import (
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
 	"github.com/einvoice/einvoice/internal/testclock"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // fixture is a running serve (SQLite) with its demo tenant's key, the
@@ -34,7 +34,7 @@ type person struct {
 func newFixture(t *testing.T, serveArgs ...string) *fixture {
 	t.Helper()
 	clock := &testclock.Clock{}
-	svc := servetest.StartAt(t, testdb.SQLite(t), clock.Now, serveArgs...)
+	svc := servetest.StartAt(t, migrated.SQLite(t), clock.Now, serveArgs...)
 	if svc.DemoKey == "" || svc.OwnerLink == "" {
 		t.Fatal("serve printed no demo key or no owner link")
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/testclock"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // The tests of this package run the lifecycle against the built-in sandbox
@@ -35,8 +35,8 @@ import (
 
 // eachEngine runs fn as a subtest per engine with a fresh database.
 func eachEngine(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, testdb.Postgres(t, os.Getenv)) })
+	t.Run("sqlite", func(t *testing.T) { fn(t, migrated.SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, migrated.Postgres(t, os.Getenv)) })
 }
 
 // world is one service (an invoicing.Service on a store) with the sandbox
@@ -120,7 +120,7 @@ func newWorldWith(t *testing.T, dsn string, opt func(*invoicing.Options)) *world
 
 // sqliteDSN is a new SQLite file, for the tests whose subject is not the
 // engine.
-func sqliteDSN(t *testing.T) string { return testdb.SQLite(t) }
+func sqliteDSN(t *testing.T) string { return migrated.SQLite(t) }
 
 // testArgon2 makes password hashes cheap in tests.
 var testArgon2 = people.Argon2Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}

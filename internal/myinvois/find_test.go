@@ -11,7 +11,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 	"github.com/einvoice/einvoice/internal/testscale"
 )
 
@@ -145,7 +145,7 @@ func TestFindDocumentsPaging(t *testing.T) {
 // earlier copy does not count as this one, and an issue time never sent is
 // absent.
 func TestFindDocumentsResentNumber(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	sc := newSearchClient(t)
 	start := time.Now()
 	code := "RESENT-1"
@@ -182,7 +182,7 @@ func TestFindDocumentsResentNumber(t *testing.T) {
 // more than 10,000 cannot be split, and leaves what may lie in it unknown.
 func TestScaleFindDocumentsTruncated(t *testing.T) {
 	testscale.Mark(t)
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	now := time.Now()
 	const n = 10050
 	bulk := func(i int) string { return fmt.Sprintf("BULK-%05d", i) }

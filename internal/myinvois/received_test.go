@@ -8,7 +8,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestReceivedCalls: the buyer's calls against the sandbox over HTTP:
@@ -16,7 +16,7 @@ import (
 // its summary, the notifications, and reject (once).
 func TestReceivedCalls(t *testing.T) {
 	ctx := context.Background()
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	if err := env.sb.AddClient(ctx, sandbox.Client{ID: "buyer-client", Secret: "buyer-secret", TIN: buyerTIN, IDType: "BRN", IDValue: "201901234568"}); err != nil {
 		t.Fatal(err)
 	}

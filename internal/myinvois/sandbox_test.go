@@ -18,7 +18,7 @@ import (
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // samplePath is the official sample invoice, read in place.
@@ -173,8 +173,8 @@ func setTIN(t *testing.T, inv map[string]any, party, tin string) {
 }
 
 func engines(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, testdb.Postgres(t, os.Getenv)) })
+	t.Run("sqlite", func(t *testing.T) { fn(t, migrated.SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, migrated.Postgres(t, os.Getenv)) })
 }
 
 // TestAgainstSandbox runs the client's whole protocol against the sandbox
@@ -266,7 +266,7 @@ func TestAgainstSandbox(t *testing.T) {
 // TestSandboxInvalidDocument reads an Invalid verdict's errors (the
 // validation results' error shape) over HTTP.
 func TestSandboxInvalidDocument(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	c := myinvois.New(myinvois.Options{Logger: quietLogger(t)})
 	ctx := context.Background()
 	doc := sample(t, "IG999999999") // the reserved not-found buyer
@@ -296,7 +296,7 @@ func TestSandboxInvalidDocument(t *testing.T) {
 // back in Rejected, with the error's details; a document of another issuer
 // refuses the whole submission (403 IncorrectSubmitter).
 func TestSandboxRejectsAtSubmission(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	c := myinvois.New(myinvois.Options{Logger: quietLogger(t)})
 	ctx := context.Background()
 	cred := env.cred
@@ -327,7 +327,7 @@ func TestSandboxRejectsAtSubmission(t *testing.T) {
 // budgets then honour; a connection lost after the submission was taken is
 // an unknown outcome that FindDocuments settles.
 func TestSandboxFaults(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	c := myinvois.New(myinvois.Options{Budgets: true, Logger: quietLogger(t)})
 	ctx := context.Background()
 	start := time.Now()
@@ -383,7 +383,7 @@ func TestSandboxFaults(t *testing.T) {
 // TestSandboxRateLimits: the sandbox's login limit (12 a minute per client)
 // answers 429 with Retry-After; with budgets the 13th login is not sent.
 func TestSandboxRateLimits(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{RateLimits: true})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{RateLimits: true})
 	ctx := context.Background()
 	login := func(c *myinvois.Client, i int) error {
 		cred := env.cred
@@ -404,7 +404,7 @@ func TestSandboxRateLimits(t *testing.T) {
 		t.Fatalf("13th login: %v, want 429 with Retry-After", err)
 	}
 
-	env2 := startSandbox(t, testdb.SQLite(t), sandbox.Options{RateLimits: true})
+	env2 := startSandbox(t, migrated.SQLite(t), sandbox.Options{RateLimits: true})
 	env = env2
 	budgeted := myinvois.New(myinvois.Options{Budgets: true, Logger: quietLogger(t)})
 	for i := range 12 {

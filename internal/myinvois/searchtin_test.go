@@ -7,14 +7,14 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestSandboxSearchTIN drives Search TIN against the built-in sandbox over
 // HTTP: by id (with and without fileType), by name, none found, more than
 // one found, malformed criteria; and its rate budget is the reference's.
 func TestSandboxSearchTIN(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
 	ctx := t.Context()
 	for _, c := range []sandbox.Client{
 		{ID: "ali", Secret: "ali-secret", TIN: "IG12345678901", IDType: "NRIC", IDValue: "900101015555", Name: "Ali bin Abu"},

@@ -12,7 +12,7 @@ import (
 	"github.com/einvoice/einvoice/internal/myinvois"
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // callLog records the answers to search calls (Options.OnCall) and the
@@ -118,8 +118,8 @@ func budgetOf(t *testing.T, st *sqlstore.Store) *sqlstore.AuthorityBudget {
 // TestBudgetStorageFailure: when the database's budget cannot be read, the
 // call is not sent, and its error says so.
 func TestBudgetStorageFailure(t *testing.T) {
-	env := startSandbox(t, testdb.SQLite(t), sandbox.Options{})
-	st := openStore(t, testdb.SQLite(t))
+	env := startSandbox(t, migrated.SQLite(t), sandbox.Options{})
+	st := openStore(t, migrated.SQLite(t))
 	budget := budgetOf(t, st)
 	st.Close()
 	var exchanges atomic.Int32

@@ -9,6 +9,7 @@ import (
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestBoundIdentity: the id of the client a TIN is bound to, registered
@@ -16,9 +17,9 @@ import (
 // both engines.
 func TestBoundIdentity(t *testing.T) {
 	t.Parallel()
-	dsns := map[string]string{"sqlite": testdb.SQLite(t)}
+	dsns := map[string]string{"sqlite": migrated.SQLite(t)}
 	if os.Getenv(testdb.EnvPostgres) != "" {
-		dsns["postgres"] = testdb.Postgres(t, os.Getenv)
+		dsns["postgres"] = migrated.Postgres(t, os.Getenv)
 	}
 	for name, dsn := range dsns {
 		t.Run(name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
 	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // FuzzSubmit posts random bodies to the submit endpoint (as they are, or
@@ -81,9 +82,9 @@ func FuzzSubmit(f *testing.F) {
 
 // fuzzDSNs are the databases FuzzSubmit runs on.
 func fuzzDSNs(f *testing.F) []string {
-	dsns := []string{testdb.SQLite(f)}
+	dsns := []string{migrated.SQLite(f)}
 	if os.Getenv(testdb.EnvPostgres) != "" {
-		dsns = append(dsns, testdb.Postgres(f, os.Getenv))
+		dsns = append(dsns, migrated.Postgres(f, os.Getenv))
 	}
 	return dsns
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/einvoice/einvoice/internal/sandbox"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // engine is a database engine the tests run on.
@@ -33,8 +33,8 @@ type engine struct {
 }
 
 var engines = []engine{
-	{"sqlite", false, func(t *testing.T) string { return testdb.SQLite(t) }},
-	{"postgres", true, func(t *testing.T) string { return testdb.Postgres(t, os.Getenv) }},
+	{"sqlite", false, func(t *testing.T) string { return migrated.SQLite(t) }},
+	{"postgres", true, func(t *testing.T) string { return migrated.Postgres(t, os.Getenv) }},
 }
 
 // t0 is the tests' starting time.

@@ -11,7 +11,7 @@ import (
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/einvoice/budgettest"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // testAuthorityBudget runs the budget suite on two stores opened on one
@@ -39,8 +39,8 @@ func authorityBudget(t testing.TB, s *sqlstore.Store) *sqlstore.AuthorityBudget 
 //	EINVOICE_TEST_POSTGRES_URL=... go test ./internal/sqlstore -run '^$' -bench AuthorityBudget
 func BenchmarkAuthorityBudget(b *testing.B) {
 	dsns := map[string]func() string{
-		"sqlite":   func() string { return testdb.SQLite(b) },
-		"postgres": func() string { return testdb.Postgres(b, os.Getenv) },
+		"sqlite":   func() string { return migrated.SQLite(b) },
+		"postgres": func() string { return migrated.Postgres(b, os.Getenv) },
 	}
 	for _, name := range []string{"sqlite", "postgres"} {
 		for _, stores := range []int{1, 2} {

@@ -22,7 +22,7 @@ import (
 // keys are purged.
 func TestIdempotencyStore(t *testing.T) {
 	t.Parallel()
-	for _, e := range engines {
+	for _, e := range schemaEngines {
 		t.Run(e.name, func(t *testing.T) {
 			dsn := e.dsn(t)
 			s, replica := open(t, dsn), open(t, dsn)

@@ -12,7 +12,7 @@ import (
 // expires, and housekeeping removes the expired ones; on every engine.
 func TestPasskeyChallenges(t *testing.T) {
 	t.Parallel()
-	for _, e := range engines {
+	for _, e := range schemaEngines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t, e.dsn(t))

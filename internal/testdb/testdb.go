@@ -31,6 +31,14 @@ func SQLite(t testing.TB) string {
 // skipped.
 func Postgres(t testing.TB, getenv func(string) string) string {
 	t.Helper()
+	return PostgresFrom(t, getenv, "")
+}
+
+// PostgresFrom is Postgres with the new database a copy of the template
+// database named (CREATE DATABASE ... TEMPLATE), or empty when template is
+// "".
+func PostgresFrom(t testing.TB, getenv func(string) string, template string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no PostgreSQL")
 	}
@@ -55,7 +63,11 @@ func Postgres(t testing.TB, getenv func(string) string) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "einvoice_test_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := admin.ExecContext(ctx, create); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
@@ -388,7 +388,7 @@ func TestProfile(t *testing.T) {
 // TestReferenceData checks the eight lists through the API.
 func TestReferenceData(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	ctx := t.Context()
 	api := svc.API(t, svc.DemoKey)
 	c := svc.Client(t, svc.DemoKey)
@@ -420,7 +420,7 @@ func TestReferenceData(t *testing.T) {
 // headers every answer carries.
 func TestOperations(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	ctx := t.Context()
 	api := svc.API(t, "")
 	c := svc.Client(t, "")
@@ -523,7 +523,7 @@ func TestRateLimitAcrossReplicas(t *testing.T) {
 // once; with it on, at most the cache's TTL later.
 func TestRevokedKeyStops(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	svc := e2etest.StartService(t, dsn, "--key-cache-ttl", "0")
 	ctx := t.Context()
 	_, tenants, _ := servetest.Run(t, dsn, "tenant", "list")

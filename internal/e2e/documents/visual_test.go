@@ -13,7 +13,7 @@ import (
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
 
 	"github.com/einvoice/einvoice/client"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // TestQRCode: the QR code of a Valid document encodes its validation link,
@@ -21,7 +21,7 @@ import (
 func TestQRCode(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	svc, a := e2etest.StartLifecycleAPI(t, testdb.SQLite(t))
+	svc, a := e2etest.StartLifecycleAPI(t, migrated.SQLite(t))
 	c := svc.Client(t, svc.DemoKey) // for the Accept negotiation, on the wire
 	bp, err := a.Buyers.Create(ctx, e2etest.PartyOf(t, e2etest.SampleBuyer()))
 	buyer := e2etest.Must(t, bp, err).ID
@@ -101,7 +101,7 @@ func TestQRCode(t *testing.T) {
 func TestPDF(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	svc, a := e2etest.StartLifecycleAPI(t, testdb.SQLite(t))
+	svc, a := e2etest.StartLifecycleAPI(t, migrated.SQLite(t))
 	c := svc.Client(t, svc.DemoKey) // for the headers of the answer
 	b := e2etest.SampleBuyer()
 	b["name"] = "Syarikat Jaya Sdn. Bhd. 腾讯科技有限公司"

@@ -13,17 +13,19 @@ import (
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 	"github.com/google/uuid"
 )
 
-// Engines are the databases every end-to-end test runs on.
+// Engines are the databases every end-to-end test runs on, each new one
+// with the schema in place (package migrated: the migrations themselves
+// are tested where a first start is).
 var Engines = []struct {
 	Name string
 	DSN  func(t testing.TB) string
 }{
-	{"sqlite", func(t testing.TB) string { return testdb.SQLite(t) }},
-	{"postgres", func(t testing.TB) string { return testdb.Postgres(t, os.Getenv) }},
+	{"sqlite", func(t testing.TB) string { return migrated.SQLite(t) }},
+	{"postgres", func(t testing.TB) string { return migrated.Postgres(t, os.Getenv) }},
 }
 
 // EachEngine runs fn as a subtest per engine with a fresh database.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 )
@@ -24,7 +24,7 @@ import (
 // authority's 45 codes whole, in the shape of the other code lists.
 func TestAuthorityCodesList(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	api := svc.API(t, svc.DemoKey)
 	codes, err := api.Codes.AuthorityClassifications(t.Context())
 	e2etest.Must(t, codes, err)

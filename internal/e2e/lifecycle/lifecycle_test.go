@@ -21,7 +21,7 @@ import (
 	"github.com/einvoice/einvoice/internal/dsig"
 	"github.com/einvoice/einvoice/internal/einvoice"
 	"github.com/einvoice/einvoice/internal/servetest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // The lifecycle tests run the whole service with its built-in sandbox over
@@ -433,7 +433,7 @@ func TestSeparateSandbox(t *testing.T) {
 	done := make(chan int, 1)
 	m := &cli.Main{Stdout: &servetest.Buffer{}, Stderr: &servetest.Buffer{}, Ready: ready,
 		Getenv: servetest.Env(map[string]string{"EINVOICE_SECRET_KEY": servetest.SecretKey, "EINVOICE_LOG_LEVEL": "warn"})}
-	sandboxDB := testdb.SQLite(t)
+	sandboxDB := migrated.SQLite(t)
 	go func() {
 		done <- m.Run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--db", sandboxDB, "--sandbox-delay", "0", "--sandbox-faults"})
 	}()
@@ -450,7 +450,7 @@ func TestSeparateSandbox(t *testing.T) {
 		}
 	})
 	authority := "http://" + addr
-	svc, c := e2etest.StartLifecycleAPI(t, testdb.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
+	svc, c := e2etest.StartLifecycleAPI(t, migrated.SQLite(t), "--authority-url", authority, "--portal-url", authority+"/portal")
 	// The separate sandbox knows only the clients registered with it.
 	prof := e2etest.ProfileOf(t, e2etest.SampleProfile())
 	clientID, secret := e2etest.SandboxClient(t, sandboxDB, prof.TIN)
@@ -496,7 +496,7 @@ func TestSeparateSandbox(t *testing.T) {
 func TestRejectionRequest(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	svc, c := e2etest.StartLifecycleAPI(t, dsn)
 	b, err := c.Buyers.Create(ctx, e2etest.PartyOf(t, e2etest.SampleBuyer()))
 	buyer := e2etest.Must(t, b, err).ID

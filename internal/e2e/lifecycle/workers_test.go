@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 )
@@ -16,7 +16,7 @@ import (
 // gets the cancellation A makes in it).
 func TestWorkersZero(t *testing.T) {
 	t.Parallel()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	ctx := t.Context()
 	fast := []string{"--rate-limit", "100000", "--sandbox-delay", "0"}
 

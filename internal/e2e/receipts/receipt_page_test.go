@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/einvoice"
@@ -317,7 +317,7 @@ func TestRequestPageTokens(t *testing.T) {
 // with links to both languages; a form sent back keeps the language.
 func TestRequestPageMalay(t *testing.T) {
 	t.Parallel()
-	svc, _, rc := e2etest.PageService(t, testdb.SQLite(t))
+	svc, _, rc := e2etest.PageService(t, migrated.SQLite(t))
 	b := e2etest.NewBrowser(t, svc)
 	for _, p := range []*e2etest.Page{b.Get(rc.RequestURL + "?lang=ms"), b.Get(rc.RequestURL, "Accept-Language", "ms-MY,ms;q=0.9,en;q=0.5")} {
 		for _, want := range []string{`lang="ms"`, "Mohon e-invois", "Saya individu dan tidak tahu TIN saya", "Kedai", "Poskod", "?lang=en"} {

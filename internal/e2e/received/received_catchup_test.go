@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/myinvois"
@@ -32,7 +32,7 @@ func TestReceivedCatchUp(t *testing.T) {
 		t.Skip("set EINVOICE_RECEIVED_CATCHUP=N to measure catching up N received documents")
 	}
 	ctx := t.Context()
-	dsn := testdb.SQLite(t)
+	dsn := migrated.SQLite(t)
 	svc := e2etest.StartService(t, dsn, "--rate-limit", "100000", "--sandbox-delay", "0", "--received-poll-interval", "1s")
 	c := svc.API(t, svc.DemoKey)
 	prof, err := c.Profile.Update(ctx, e2etest.ProfileOf(t, e2etest.SampleProfile()), nil)

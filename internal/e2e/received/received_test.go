@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/einvoice/einvoice/client"
 	"github.com/einvoice/einvoice/internal/testclock"
@@ -243,7 +243,7 @@ func TestReceivedDocuments(t *testing.T) {
 func TestReceivedBadInput(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	svc := e2etest.StartService(t, testdb.SQLite(t), e2etest.ReceivedArgs...)
+	svc := e2etest.StartService(t, migrated.SQLite(t), e2etest.ReceivedArgs...)
 	c := svc.API(t, svc.DemoKey)
 	raw := svc.Client(t, svc.DemoKey)
 	for _, id := range []string{e2etest.NewID(), "not-an-id", "F9D425P6DS7D8IUMKB4TJ6MY10"} {

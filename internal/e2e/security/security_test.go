@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/einvoice/einvoice/internal/e2e/e2etest"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 
 	"github.com/google/go-cmp/cmp"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
@@ -1436,7 +1436,7 @@ func TestSecurityResourceLimits(t *testing.T) {
 // bounded, whatever the number of faults in the request.
 func TestSecurityErrorAmplification(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	c := svc.Client(t, svc.DemoKey)
 	var b strings.Builder
 	b.WriteString(`{"name":"x"`)
@@ -1510,7 +1510,7 @@ func TestSecurityRateLimit(t *testing.T) {
 // over 64 KiB or far over it) are refused with our JSON 431.
 func TestSecuritySlowClient(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	addr := strings.TrimPrefix(svc.URL, "http://")
 	dial := func() net.Conn {
 		conn, err := net.Dial("tcp", addr)
@@ -1705,7 +1705,7 @@ func TestSecurityNoUserSuppliedURL(t *testing.T) {
 		t.Errorf("request fields or parameters that could carry a URL (the service must never fetch a client's URL): %v", found)
 	}
 
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	c, api, ctx := svc.Client(t, svc.DemoKey), svc.API(t, svc.DemoKey), t.Context()
 	before := c.Do("GET", "/api/v1/profile", nil).Want(t, 200, "").Raw
 	typedBefore, err := api.Profile.Get(ctx)
@@ -1990,7 +1990,7 @@ func TestSecurityNulCharacter(t *testing.T) {
 // documented path answers exactly its documented methods.
 func TestSecurityInventory(t *testing.T) {
 	t.Parallel()
-	svc := e2etest.StartService(t, testdb.SQLite(t))
+	svc := e2etest.StartService(t, migrated.SQLite(t))
 	c := svc.Client(t, svc.DemoKey)
 	documented := map[string]map[string]bool{}
 	for _, op := range secOps(t) {
@@ -2135,7 +2135,7 @@ func TestSecurityAuthorityAnswersBounded(t *testing.T) {
 // at its sandbox, nor act as the tenant there.
 func TestSecurityBuiltInSandboxIsolation(t *testing.T) {
 	t.Parallel()
-	f := newSecFixture(t, testdb.SQLite(t))
+	f := newSecFixture(t, migrated.SQLite(t))
 	token := func(clientID, onBehalfOf string) string {
 		req, _ := http.NewRequest("POST", f.svc.URL+"/sandbox/connect/token", strings.NewReader(url.Values{
 			"client_id": {clientID}, "client_secret": {"guessed"}, "grant_type": {"client_credentials"}, "scope": {"InvoicingAPI"}}.Encode()))

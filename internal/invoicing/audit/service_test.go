@@ -12,13 +12,13 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing/audit"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 func openStore(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	box, _ := secretbox.New(make([]byte, secretbox.KeySize))
-	s, err := sqlstore.Open(t.Context(), testdb.SQLite(t), box)
+	s, err := sqlstore.Open(t.Context(), migrated.SQLite(t), box)
 	if err != nil {
 		t.Fatal(err)
 	}

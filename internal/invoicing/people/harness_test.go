@@ -17,7 +17,7 @@ import (
 	"github.com/einvoice/einvoice/internal/invoicing/people"
 	"github.com/einvoice/einvoice/internal/secretbox"
 	"github.com/einvoice/einvoice/internal/sqlstore"
-	"github.com/einvoice/einvoice/internal/testdb"
+	"github.com/einvoice/einvoice/internal/testdb/migrated"
 )
 
 // The tests of this package run the service on a real SQLite file, with a
@@ -72,7 +72,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlstore.Open(ctx, testdb.SQLite(t), box)
+	st, err := sqlstore.Open(ctx, migrated.SQLite(t), box)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
