@@ -87,6 +87,8 @@ type Store struct {
 	// hooks is the unsynced pool of webhook deliveries (unsyncedTx), apart
 	// so that a burst of deliveries never holds up the requests' writes.
 	hooks lazyPool
+	// pools are the sizes of the PostgreSQL pools.
+	pools poolSizes
 	// claims are the unfinished idempotency claims of this process on
 	// SQLite (idempotency_sqlite.go).
 	claims processClaims
@@ -109,12 +111,15 @@ func Open(ctx context.Context, dsn string, secrets Sealer) (*Store, error) {
 	var err error
 	switch s.engine {
 	case Postgres:
-		s.w, err = sql.Open("pgx", dsn)
+		if s.dsn, s.pools, err = postgresPools(dsn); err != nil {
+			return nil, err
+		}
+		s.w, err = sql.Open("pgx", s.dsn)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		s.w.SetMaxOpenConns(20)
-		s.w.SetMaxIdleConns(20)
+		s.w.SetMaxOpenConns(s.pools.main)
+		s.w.SetMaxIdleConns(s.pools.main)
 		s.w.SetConnMaxIdleTime(5 * time.Minute)
 		s.r = s.w
 	default:

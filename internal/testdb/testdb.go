@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -84,5 +85,15 @@ func PostgresFrom(t testing.TB, getenv func(string) string, template string) str
 		}
 	})
 	u.Path = "/" + name
+	// Each process of a test (in-process services and replicas of the
+	// binary) opens at most TestPoolMaxConns connections, so that the
+	// passes of the suite, run at once, stay under the server's 100.
+	q := u.Query()
+	q.Set("pool_max_conns", strconv.Itoa(TestPoolMaxConns))
+	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// TestPoolMaxConns is the pool_max_conns of the test databases' URLs (the
+// store's bound on one process's connections; half its default).
+const TestPoolMaxConns = 16
