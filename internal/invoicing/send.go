@@ -206,23 +206,6 @@ func backoff(attempts int, retryAfter time.Duration) time.Duration {
 	return max(retry.Policy{Base: 2 * time.Second, Max: 5 * time.Minute, Jitter: retry.EqualJitter}.Delay(attempts), retryAfter)
 }
 
-// minSettleGrace is the least wait between a call whose outcome is unknown
-// and the search that settles it.
-const minSettleGrace = 10 * time.Second
-
-// settleGrace is how long a document whose call may have reached the
-// authority waits before a search settles it: twice the call's wait, at
-// least minSettleGrace, so that a request the authority was still taking
-// in when we stopped waiting has landed (and shows in the search) by then.
-func (s *Service) settleGrace() time.Duration { return max(minSettleGrace, 2*s.wait) }
-
-func latest(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // retryLater releases the jobs for a later attempt by any worker.
 func (s *Service) retryLater(ctx context.Context, items []*item, owner string, cause error, maybeSent bool) {
 	now := s.now()
@@ -242,14 +225,6 @@ func (s *Service) retryLater(ctx context.Context, items []*item, owner string, c
 			j.NextAttemptAt = now.Add(ra)
 		} else {
 			j.NextAttemptAt = now.Add(backoff(s.retryAttempts(j, cause), ra))
-			if maybeSent {
-				// A call we stopped waiting for may still be under way at
-				// the authority: a search made before it lands shows the
-				// document absent, and the document would go twice (seen
-				// under load: a submit held 1.5 s past a 1 s wait, still
-				// being taken in when the search ran at 2-3 s).
-				j.NextAttemptAt = latest(j.NextAttemptAt, now.Add(s.settleGrace()))
-			}
 		}
 		j.LeaseUntil, j.UpdatedAt = now, now
 		if err := s.store.WriteSubmission(context.WithoutCancel(ctx), einvoice.SubmissionWrite{Jobs: []*einvoice.Job{j}, Lease: owner}); err != nil {
