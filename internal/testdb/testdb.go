@@ -94,6 +94,19 @@ func PostgresFrom(t testing.TB, getenv func(string) string, template string) str
 	return u.String()
 }
 
+// ServerURL is a test database's URL as the server takes it, without the
+// store's pool_max_conns: for a test that opens the database itself.
+func ServerURL(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	q.Del("pool_max_conns")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // TestPoolMaxConns is the pool_max_conns of the test databases' URLs (the
 // store's bound on one process's connections; half its default).
 const TestPoolMaxConns = 16

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,14 +139,7 @@ func checkStartedOnce(t *testing.T, rs []*servetest.Replica, dsn string) {
 // openDB opens the shared database, closed after the test.
 func openDB(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Del("pool_max_conns") // the store's, not the server's
-	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
+	db, err := sql.Open("pgx", testdb.ServerURL(dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
