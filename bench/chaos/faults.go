@@ -12,15 +12,15 @@ import (
 
 // faultShares is what share of all submit calls each kind of fault affects.
 type faultShares struct {
-	fail, throttle, delay, drop, dropBefore float64
-	// delayFor is how long a delayed call is held.
+	fail, throttle, delay, drop, dropBefore, late float64
+	// delayFor is how long a delayed or late call is held.
 	delayFor time.Duration
 }
 
 // check reports shares out of range.
 func (s faultShares) check() error {
 	sum := 0.0
-	for _, v := range []float64{s.fail, s.throttle, s.delay, s.drop, s.dropBefore} {
+	for _, v := range []float64{s.fail, s.throttle, s.delay, s.drop, s.dropBefore, s.late} {
 		if v < 0 || v > 1 {
 			return fmt.Errorf("fault share %v: want 0 to 1", v)
 		}
@@ -51,7 +51,7 @@ func (s faultShares) chain() []sandboxFault {
 	kinds := []struct {
 		kind  string
 		share float64
-	}{{"fail", s.fail}, {"throttle", s.throttle}, {"delay", s.delay}, {"drop", s.drop}, {"drop-before", s.dropBefore}}
+	}{{"fail", s.fail}, {"throttle", s.throttle}, {"delay", s.delay}, {"drop", s.drop}, {"drop-before", s.dropBefore}, {"late", s.late}}
 	var out []sandboxFault
 	left := 1.0
 	for _, k := range kinds {
@@ -60,7 +60,7 @@ func (s faultShares) chain() []sandboxFault {
 		}
 		f := sandboxFault{Endpoint: "submit", Kind: k.kind, Share: min(k.share/left, 1)}
 		switch k.kind {
-		case "delay":
+		case "delay", "late":
 			f.Delay = s.delayFor.String()
 		case "throttle":
 			f.RetryAfter = 1
@@ -73,8 +73,8 @@ func (s faultShares) chain() []sandboxFault {
 
 // String describes the shares as the report shows them.
 func (s faultShares) String() string {
-	return fmt.Sprintf("submits: %.1f %% fail (500), %.1f %% throttled (429), %.1f %% delayed %s, %.1f %% dropped after processing, %.1f %% dropped before",
-		s.fail*100, s.throttle*100, s.delay*100, s.delayFor, s.drop*100, s.dropBefore*100)
+	return fmt.Sprintf("submits: %.1f %% fail (500), %.1f %% throttled (429), %.1f %% delayed %s, %.1f %% dropped after processing, %.1f %% dropped before, %.1f %% taken in %s late",
+		s.fail*100, s.throttle*100, s.delay*100, s.delayFor, s.drop*100, s.dropBefore*100, s.late*100, s.delayFor)
 }
 
 // installFaults switches the faults on in the sandbox at base.

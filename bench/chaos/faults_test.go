@@ -9,9 +9,9 @@ import (
 // TestChain: each kind affects its share of all calls, although the
 // sandbox tries its faults in turn.
 func TestChain(t *testing.T) {
-	s := faultShares{fail: 0.20, throttle: 0.08, delay: 0.07, drop: 0.065, dropBefore: 0.03, delayFor: 4 * time.Second}
+	s := faultShares{fail: 0.20, throttle: 0.08, delay: 0.07, drop: 0.065, dropBefore: 0.03, late: 0.05, delayFor: 4 * time.Second}
 	chain := s.chain()
-	want := map[string]float64{"fail": 0.20, "throttle": 0.08, "delay": 0.07, "drop": 0.065, "drop-before": 0.03}
+	want := map[string]float64{"fail": 0.20, "throttle": 0.08, "delay": 0.07, "drop": 0.065, "drop-before": 0.03, "late": 0.05}
 	if len(chain) != len(want) {
 		t.Fatalf("chain %v, want %d faults", chain, len(want))
 	}
@@ -23,8 +23,8 @@ func TestChain(t *testing.T) {
 		}
 		left -= got
 	}
-	if chain[2].Kind != "delay" || chain[2].Delay != "4s" || chain[1].RetryAfter != 1 {
-		t.Errorf("delay %q, retryAfter %d: want 4s and 1", chain[2].Delay, chain[1].RetryAfter)
+	if chain[2].Kind != "delay" || chain[2].Delay != "4s" || chain[1].RetryAfter != 1 || chain[5].Kind != "late" || chain[5].Delay != "4s" {
+		t.Errorf("delay %q, retryAfter %d, late %q: want 4s, 1 and 4s", chain[2].Delay, chain[1].RetryAfter, chain[5].Delay)
 	}
 	if got := (faultShares{fail: 0.5}).chain(); len(got) != 1 || got[0].Share != 0.5 {
 		t.Errorf("one kind: %v", got)

@@ -13,7 +13,9 @@
 //     codeNumber and the SHA-256 of its bytes) and the authority's answer;
 //  2. sets the submit faults through the sandbox's fault API: by default 20 %
 //     fail with 500, 8 % throttled with 429, 7 % delayed past the service's
-//     --submit-wait, 6.5 % dropped after processing, 3 % dropped before;
+//     --submit-wait, 6.5 % dropped after processing, 3 % dropped before,
+//     5 % taken in late (read, then stored only after the service stopped
+//     waiting: a search soon after does not list it);
 //  3. starts the service (`einvoice serve`, one process, or two replicas on
 //     one PostgreSQL database), creates -docs invoices and validates them;
 //  4. lets -clients clients submit them, singly, two clients at once on the

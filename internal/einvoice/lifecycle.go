@@ -79,6 +79,11 @@ type Job struct {
 	// is asked before sending again.
 	MaybeSent     bool      `json:"-"`
 	NextAttemptAt time.Time `json:"nextAttemptAt"`
+	// SettleAfter is the earliest time an unknown outcome (MaybeSent) may be
+	// searched for, due or not: a call that ended without an answer may
+	// still be being taken in by the authority, whose searches list a
+	// submission only once it is stored. Zero: at once.
+	SettleAfter   time.Time `json:"-"`
 	LeaseOwner    string    `json:"-"`
 	LeaseUntil    time.Time `json:"-"`
 	LastError     string    `json:"lastError,omitempty"`
@@ -127,13 +132,13 @@ type SubmissionStore interface {
 	// verdicts never waits behind sends held by the rate budget.
 	ClaimPolls(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
 	// ClaimUnknown leases to owner, until leaseUntil, the submit jobs whose
-	// outcome is unknown (MaybeSent) and whose lease has expired of one
-	// tenant that has such a job due (the one due longest): all of them, due
-	// or not, up to limit, oldest first, so that one search settles them
-	// all. None when no such job is due. A tenant one of whose unknown
-	// outcomes is leased to a sweep (an owner starting with
-	// SweepOwnerPrefix) is not claimed: one sweep per tenant at a time,
-	// across replicas.
+	// outcome is unknown (MaybeSent), whose lease has expired and whose
+	// SettleAfter has passed, of one tenant that has such a job due (the one
+	// due longest): all of them, due or not, up to limit, oldest first, so
+	// that one search settles them all. None when no such job is due. A
+	// tenant one of whose unknown outcomes is leased to a sweep (an owner
+	// starting with SweepOwnerPrefix) is not claimed: one sweep per tenant
+	// at a time, across replicas.
 	ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error)
 	// ClaimSubmissionPolls leases to owner, until leaseUntil, every pending
 	// poll job of a submission whose lease has expired, due or not: one

@@ -79,6 +79,7 @@ func (s *Service) sendChunk(ctx context.Context, t *einvoice.Tenant, items []*it
 		// take the job over while this call may still be under way.
 		it.job.Attempts++
 		it.job.MaybeSent, it.job.LeaseUntil, it.job.UpdatedAt = true, now.Add(s.lease), now
+		it.job.SettleAfter = now.Add(settleGrace(s.wait))
 		jobs[i] = it.job
 	}
 	sendable := items
@@ -217,6 +218,9 @@ func (s *Service) retryLater(ctx context.Context, items []*item, owner string, c
 	for _, it := range items {
 		j := it.job
 		j.MaybeSent = maybeSent
+		if maybeSent && answered(cause) {
+			j.SettleAfter = now // nothing left in flight: search when due
+		}
 		j.LastError = einvoice.Truncate(cause.Error(), 500)
 		if deferred {
 			// Held back by our own rate budget: due when its slot comes,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -15,12 +16,30 @@ import (
 // settles.
 const settleBatch = 1000
 
+// settleGrace is how long after a job is marked maybe-sent its outcome may
+// first be searched for (Job.SettleAfter), unless the call is answered: an
+// authority still taking in a submission our client gave up on (its wait
+// ended, or the process died) does not list it yet, and a search that early
+// would send it twice. At least 10 s, and three waits: the call itself may
+// last a wait after the mark.
+func settleGrace(wait time.Duration) time.Duration { return max(10*time.Second, 3*wait) }
+
+// answered reports whether a failed call was answered by the authority
+// itself: once it answers, it is no longer taking the submission in, and a
+// search lists whatever it stored. No answer, and a gateway's 502, 503 or
+// 504 (the authority behind it may still be at work), are not.
+func answered(cause error) bool {
+	ce, ok := einvoice.AsCallError(cause)
+	return ok && ce.Status != 0 && ce.Status != http.StatusBadGateway && ce.Status != http.StatusServiceUnavailable &&
+		ce.Status != http.StatusGatewayTimeout
+}
+
 // SettleOnce takes the submit jobs whose outcome is unknown (maybe sent) of
 // one tenant that has one due, with the tenant's others along, due or not,
-// and settles them with one search: a document the authority has takes its
-// state, a document the search shows it does not have is sent again (the
-// same stored bytes), and the others wait for a later search, unsent. It
-// returns how many jobs it took.
+// each once its SettleAfter has passed, and settles them with one search: a document the authority has takes its state, a document the
+// search shows it does not have is sent again (the same stored bytes), and
+// the others wait for a later search, unsent. It returns how many jobs it
+// took.
 func (s *Service) SettleOnce(ctx context.Context) (int, error) {
 	owner := einvoice.SweepOwnerPrefix + s.newID()
 	now := s.now()
@@ -83,7 +102,8 @@ func (s *Service) settle(ctx context.Context, t *einvoice.Tenant, jobs []*einvoi
 			s.accepted(work, it, owner, st.SubmissionUID, st.UUID,
 				"accepted by the authority as "+st.UUID+" (found by a search after its answer was lost)")
 		case i < len(found.Absent) && found.Absent[i]:
-			s.log.InfoContext(work, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID)
+			s.log.InfoContext(work, "unknown outcome settled: the authority does not have the document; sending", "document_id", it.doc.ID,
+				"code_number", sought[i].CodeNumber, "since", sought[i].Since, "issued_at", sought[i].IssuedAt)
 			resend = append(resend, it)
 		default:
 			unknown = append(unknown, it)

@@ -243,3 +243,55 @@ func TestSettleKeepsLeases(t *testing.T) {
 	w.work(10)
 	w.wantValidOnce(lost)
 }
+
+// TestSettleWaitsForTheAuthority: the authority takes a submission in only
+// after the service stopped waiting for it (the sandbox's late fault). A
+// search before the grace after that call would not list it and send it a
+// second time: the outcome is not searched for until the grace has passed,
+// and the document then settles to the copy the authority holds, sent once.
+func TestSettleWaitsForTheAuthority(t *testing.T) {
+	w := newWorldWith(t, sqliteDSN(t), func(o *invoicing.Options) { o.Wait = 300 * time.Millisecond })
+	ctx := context.Background()
+	late := w.readyInvoices("LATE", 1)
+	code := w.document(late[0]).InvoiceSerialNumber
+	w.sandbox.AddFault(sandbox.Fault{Endpoint: "submit", Kind: sandbox.FaultLate, Count: 1, Delay: time.Second})
+	w.submitBulk(late)
+	if j := w.job(late[0]); !j.MaybeSent || len(w.received(code)) != 0 {
+		t.Fatalf("the call the service gave up on: job %+v, %d copies at the authority; want maybe sent, none stored yet", j, len(w.received(code)))
+	}
+	w.clk.Advance(5 * time.Second) // past the backoff, within the grace
+	if n, err := w.svc.SettleOnce(ctx); err != nil || n != 0 {
+		t.Fatalf("SettleOnce within the grace took %d jobs (%v), want none", n, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(w.received(code)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sandbox never stored the late submission")
+		}
+	}
+	w.clk.Advance(10 * time.Second)
+	w.work(10)
+	w.wantValidOnce(late)
+	if calls := w.counter(myinvois.EndpointSubmit).Load(); calls != 1 {
+		t.Errorf("%d submit calls, want the one", calls)
+	}
+}
+
+// TestSettleAnsweredAtOnce: a call the authority answered with a 500 leaves
+// nothing in flight: its outcome is searched for as soon as it is due, with
+// no grace, and the document (never stored) is sent again, once.
+func TestSettleAnsweredAtOnce(t *testing.T) {
+	w := newWorldWith(t, sqliteDSN(t), func(o *invoicing.Options) { o.Wait = 300 * time.Millisecond })
+	ctx := context.Background()
+	failed := w.readyInvoices("FAILED", 1)
+	w.sandbox.AddFault(sandbox.Fault{Endpoint: "submit", Kind: sandbox.FaultFail, Count: 1})
+	w.submitBulk(failed)
+	if j := w.job(failed[0]); !j.MaybeSent {
+		t.Fatalf("after a 500: job %+v, want maybe sent", j)
+	}
+	w.clk.Advance(5 * time.Second) // past the backoff, within the grace
+	if n, err := w.svc.SettleOnce(ctx); err != nil || n != 1 {
+		t.Fatalf("SettleOnce after an answered 500 took %d jobs (%v), want it", n, err)
+	}
+	w.work(10)
+	w.wantValidOnce(failed)
+}

@@ -76,7 +76,7 @@ func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !f.valid() {
-		badArgument(w, "kind", "endpoint must be token, submit, submission, details, raw, cancel, search, tin or *; kind fail, throttle, delay, drop or drop-before; numbers not negative, share at most 1")
+		badArgument(w, "kind", "endpoint must be token, submit, submission, details, raw, cancel, search, tin or *; kind fail, throttle, delay, drop, drop-before or late; numbers not negative, share at most 1")
 		return
 	}
 	s.AddFault(f)

@@ -39,6 +39,10 @@ const (
 	FaultDrop = "drop"
 	// FaultDropBefore closes the connection without processing the request.
 	FaultDropBefore = "drop-before"
+	// FaultLate reads the request, waits Fault.Delay, then processes it in
+	// full even when the caller has stopped waiting: an authority slow to
+	// take a submission in, which its searches list only once stored.
+	FaultLate = "late"
 )
 
 // Fault is a failure injected into the protocol endpoints, for tests of
@@ -58,7 +62,7 @@ type Fault struct {
 	// Share is the probability (0..1) that a matching call is affected; 0
 	// means every matching call.
 	Share float64
-	// Delay is the wait of FaultDelay.
+	// Delay is the wait of FaultDelay and FaultLate.
 	Delay time.Duration
 	// RetryAfter is the Retry-After of FaultThrottle, in seconds.
 	RetryAfter int
@@ -72,7 +76,7 @@ func (f Fault) valid() bool {
 		return false
 	}
 	switch f.Kind {
-	case FaultFail, FaultThrottle, FaultDelay, FaultDrop, FaultDropBefore:
+	case FaultFail, FaultThrottle, FaultDelay, FaultDrop, FaultDropBefore, FaultLate:
 	default:
 		return false
 	}

@@ -66,6 +66,21 @@ func TestFaults(t *testing.T) {
 			t.Errorf("drop-before: error %v, %d documents (want nothing processed)", err, documents())
 		}
 
+		// Late: the caller gives up before the submission is stored; it is
+		// stored afterwards all the same.
+		sb.AddFault(sandbox.Fault{Endpoint: "submit", Kind: sandbox.FaultLate, Count: 1, Delay: 500 * time.Millisecond})
+		patient := c.hc
+		c.hc = &http.Client{Timeout: 100 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+		if _, err := c.try(http.MethodPost, "/api/v1.0/documentsubmissions/", next()); err == nil || documents() != 3 {
+			t.Errorf("late: error %v, %d documents (want no answer, nothing stored yet)", err, documents())
+		}
+		c.hc = patient
+		for deadline := time.Now().Add(20 * time.Second); documents() != 4; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("late: %d documents 20 s after the caller left, want the submission stored", documents())
+			}
+		}
+
 		// Share 1 and no count: every call until cleared; other endpoints untouched.
 		sb.AddFault(sandbox.Fault{Endpoint: "token", Kind: sandbox.FaultFail, Share: 1})
 		for range 3 {

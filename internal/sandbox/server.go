@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"database/sql"
@@ -258,6 +259,8 @@ func (s *Server) endpoint(name string, auth bool, h handlerFunc) http.Handler {
 			case FaultDropBefore:
 				s.drop(w)
 				return
+			case FaultLate:
+				r = s.late(r, f.Delay)
 			}
 		}
 		out := w
@@ -304,6 +307,24 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, name stri
 		return
 	}
 	h(w, r, c)
+}
+
+// lateBodyLimit bounds the body FaultLate holds in memory: past the
+// largest submission, so that the handler still refuses one too big.
+const lateBodyLimit = maxSubmissionBytes + 1<<20
+
+// late holds r for FaultLate: its body read whole, then delay waited out
+// whatever the caller does; the request it returns is processed even if the
+// caller has gone.
+func (s *Server) late(r *http.Request, delay time.Duration) *http.Request {
+	body, err := io.ReadAll(io.LimitReader(r.Body, lateBodyLimit))
+	if err != nil {
+		body = nil // the handler answers an unreadable (here: empty) body
+	}
+	time.Sleep(delay)
+	r = r.WithContext(context.WithoutCancel(r.Context()))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return r
 }
 
 // drop closes the client's connection without an answer.

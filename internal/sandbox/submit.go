@@ -49,6 +49,10 @@ type candidate struct {
 	v          verdict
 }
 
+// slowSubmission is the time from receipt to storage past which a
+// submission is logged: a search in between does not list it yet.
+const slowSubmission = time.Second
+
 // errDuplicatePayload rolls back a submission whose payload was seen
 // within duplicatePayloadWindow.
 var errDuplicatePayload = errors.New("duplicate submission payload")
@@ -147,6 +151,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, c caller) 
 	if err != nil {
 		s.internalError(w, r, err)
 		return
+	}
+	if lag := s.now().Sub(now); uid != "" && lag > slowSubmission {
+		// A client that gave up waiting searches for what it sent; until
+		// now, the search did not list this submission.
+		s.log.WarnContext(ctx, "sandbox: submission stored long after it was received", "submission_uid", uid,
+			"documents", len(accepted), "received_at", now, "lag", lag)
 	}
 	s.sweep(r, now)
 	var uidOut *string

@@ -14,19 +14,28 @@ import (
 var _ einvoice.SubmissionStore = (*Store)(nil)
 
 const jobColumns = `id, tenant_id, document_id, kind, state, attempts, maybe_sent, next_attempt_at, lease_owner, lease_until,
-	last_error, submission_uid, created_at, updated_at`
+	last_error, submission_uid, created_at, updated_at, settle_after`
 
 func jobArgs(j *einvoice.Job) []any {
 	return []any{j.ID, j.TenantID, j.DocumentID, string(j.Kind), string(j.State), j.Attempts, j.MaybeSent,
-		micros(j.NextAttemptAt), j.LeaseOwner, micros(j.LeaseUntil), j.LastError, j.SubmissionUID, micros(j.CreatedAt), micros(j.UpdatedAt)}
+		micros(j.NextAttemptAt), j.LeaseOwner, micros(j.LeaseUntil), j.LastError, j.SubmissionUID, micros(j.CreatedAt), micros(j.UpdatedAt),
+		zeroMicros(j.SettleAfter)}
+}
+
+// zeroMicros is micros, with 0 for the zero time.
+func zeroMicros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return micros(t)
 }
 
 func scanJob(row interface{ Scan(...any) error }) (*einvoice.Job, error) {
 	var j einvoice.Job
 	var kind, state string
-	var next, lease, created, updated int64
+	var next, lease, created, updated, settle int64
 	err := row.Scan(&j.ID, &j.TenantID, &j.DocumentID, &kind, &state, &j.Attempts, &j.MaybeSent, &next, &j.LeaseOwner, &lease,
-		&j.LastError, &j.SubmissionUID, &created, &updated)
+		&j.LastError, &j.SubmissionUID, &created, &updated, &settle)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, einvoice.ErrNotFound
 	}
@@ -35,6 +44,9 @@ func scanJob(row interface{ Scan(...any) error }) (*einvoice.Job, error) {
 	}
 	j.Kind, j.State = einvoice.JobKind(kind), einvoice.JobState(state)
 	j.NextAttemptAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = fromMicros(next), fromMicros(lease), fromMicros(created), fromMicros(updated)
+	if settle > 0 {
+		j.SettleAfter = fromMicros(settle)
+	}
 	return &j, nil
 }
 
@@ -115,19 +127,19 @@ func (s *Store) writeDocumentIn(ctx context.Context, tx *sql.Tx, d *einvoice.Doc
 func writeJob(ctx context.Context, tx *sql.Tx, j *einvoice.Job, lease string) error {
 	a := jobArgs(j)
 	if lease == "" {
-		_, err := tx.ExecContext(ctx, `INSERT INTO submission_jobs (`+jobColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
+		_, err := tx.ExecContext(ctx, `INSERT INTO submission_jobs (`+jobColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
 			ON CONFLICT (document_id) DO UPDATE SET kind=excluded.kind, state=excluded.state, attempts=excluded.attempts,
 			maybe_sent=excluded.maybe_sent, next_attempt_at=excluded.next_attempt_at, lease_owner=excluded.lease_owner,
 			lease_until=excluded.lease_until, last_error=excluded.last_error, submission_uid=excluded.submission_uid,
-			created_at=excluded.created_at, updated_at=excluded.updated_at`, a...)
+			created_at=excluded.created_at, updated_at=excluded.updated_at, settle_after=excluded.settle_after`, a...)
 		if err != nil {
 			return fmt.Errorf("write job: %w", classify(err))
 		}
 		return nil
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE submission_jobs SET kind=$3, state=$4, attempts=$5, maybe_sent=$6, next_attempt_at=$7,
-		lease_owner=$8, lease_until=$9, last_error=$10, submission_uid=$11, updated_at=$12
-		WHERE tenant_id=$1 AND document_id=$2 AND lease_owner=$13`, append(a[1:12:12], a[13], lease)...)
+		lease_owner=$8, lease_until=$9, last_error=$10, submission_uid=$11, updated_at=$12, settle_after=$14
+		WHERE tenant_id=$1 AND document_id=$2 AND lease_owner=$13`, append(a[1:12:12], a[13], lease, a[14])...)
 	if err != nil {
 		return fmt.Errorf("update job: %w", err)
 	}
@@ -167,12 +179,13 @@ func (s *Store) claimDue(ctx context.Context, owner string, now, leaseUntil time
 }
 
 // ClaimUnknown leases the unknown outcomes (maybe-sent submit jobs whose
-// lease has expired) of the tenant whose such job has been due longest, due
-// or not, skipping a tenant that a sweep holds. On PostgreSQL a claimer
+// lease has expired, past their SettleAfter) of the tenant
+// whose such job has been due longest, due or not, skipping a tenant that a
+// sweep holds. On PostgreSQL a claimer
 // skips the rows another is claiming, so two claimers at the very same
 // moment may still share one tenant's jobs out between them.
 func (s *Store) ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
-	const unknown = `state = 'pending' AND kind = 'submit' AND maybe_sent AND lease_until <= $3`
+	const unknown = `state = 'pending' AND kind = 'submit' AND maybe_sent AND lease_until <= $3 AND settle_after <= $3`
 	lock := ""
 	if s.engine == Postgres {
 		lock = ` FOR UPDATE SKIP LOCKED`
