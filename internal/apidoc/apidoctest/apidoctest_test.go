@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // recorder is a testing.TB that keeps the failures Check reports instead of
@@ -237,5 +239,10 @@ func TestCheckDirect(t *testing.T) {
 	v.Check(rec, req, 200, h, []byte(`{"success":true,"data":{"id":"`+buyerID+`"}}`))
 	if f := rec.failures(); len(f) != 1 {
 		t.Errorf("an incomplete buyer gave %d failures, want 1: %q", len(f), f)
+	}
+	// The body was checked against the schema compiled once, not left to
+	// kin-openapi (which compiles it again for every response).
+	if s, ok := v.compiled.Load("/paths/~1api~1v1~1buyers~1{id}/get/responses/200/content/application~1json/schema"); !ok || s.(*jsonschema.Schema) == nil {
+		t.Errorf("the buyer's schema was not compiled for the fast path: %v %v", s, ok)
 	}
 }
