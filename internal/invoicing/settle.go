@@ -36,10 +36,10 @@ func answered(cause error) bool {
 
 // SettleOnce takes the submit jobs whose outcome is unknown (maybe sent) of
 // one tenant that has one due, with the tenant's others along, due or not,
-// each once its SettleAfter has passed, and settles them with one search: a document the authority has takes its state, a document the
-// search shows it does not have is sent again (the same stored bytes), and
-// the others wait for a later search, unsent. It returns how many jobs it
-// took.
+// each once its SettleAfter has passed, and settles them with one search: a
+// document the authority has takes its state, a document the search shows
+// it does not have is sent again (the same stored bytes), and the others
+// wait for a later search, unsent. It returns how many jobs it took.
 func (s *Service) SettleOnce(ctx context.Context) (int, error) {
 	owner := einvoice.SweepOwnerPrefix + s.newID()
 	now := s.now()
