@@ -213,11 +213,14 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// The HTTP statuses CallError.Temporary names (the domain does not import
-// net/http for two numbers).
+// The HTTP statuses CallError's methods name (the domain does not import
+// net/http for a few numbers).
 const (
-	statusUnauthorized    = 401
-	statusTooManyRequests = 429
+	statusUnauthorized       = 401
+	statusTooManyRequests    = 429
+	statusBadGateway         = 502
+	statusServiceUnavailable = 503
+	statusGatewayTimeout     = 504
 )
 
 // Deferred reports whether the call was held back by the caller's own rate
@@ -234,6 +237,14 @@ func (e *CallError) Temporary() bool {
 // Unanswered reports whether the request may have reached the authority
 // without an answer coming back, so that its outcome is unknown.
 func (e *CallError) Unanswered() bool { return !e.NotSent && (e.Status == 0 || e.Status >= 500) }
+
+// AnsweredByAuthority reports whether the authority itself answered the
+// call (any status but a gateway's 502, 503 or 504, behind which it may
+// still be at work): it is no longer taking the request in, and a search
+// lists whatever it stored.
+func (e *CallError) AnsweredByAuthority() bool {
+	return e.Status != 0 && e.Status != statusBadGateway && e.Status != statusServiceUnavailable && e.Status != statusGatewayTimeout
+}
 
 // ErrLogin is in the chain of a call that failed because the login to the
 // authority failed (wrong credentials, or the identity service refusing):

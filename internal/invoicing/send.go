@@ -218,7 +218,7 @@ func (s *Service) retryLater(ctx context.Context, items []*item, owner string, c
 	for _, it := range items {
 		j := it.job
 		j.MaybeSent = maybeSent
-		if maybeSent && answered(cause) {
+		if ce, ok := einvoice.AsCallError(cause); maybeSent && ok && ce.AnsweredByAuthority() {
 			j.SettleAfter = now // nothing left in flight: search when due
 		}
 		j.LastError = einvoice.Truncate(cause.Error(), 500)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -17,22 +16,13 @@ import (
 const settleBatch = 1000
 
 // settleGrace is how long after a job is marked maybe-sent its outcome may
-// first be searched for (Job.SettleAfter), unless the call is answered: an
-// authority still taking in a submission our client gave up on (its wait
-// ended, or the process died) does not list it yet, and a search that early
-// would send it twice. At least 10 s, and three waits: the call itself may
-// last a wait after the mark.
+// first be searched for (Job.SettleAfter), unless the authority answered the
+// call (CallError.AnsweredByAuthority): an authority still taking in a
+// submission our client gave up on (its wait ended, or the process died)
+// does not list it yet, and a search that early would send it twice. At
+// least 10 s, and three waits: the call itself may last a wait after the
+// mark.
 func settleGrace(wait time.Duration) time.Duration { return max(10*time.Second, 3*wait) }
-
-// answered reports whether a failed call was answered by the authority
-// itself: once it answers, it is no longer taking the submission in, and a
-// search lists whatever it stored. No answer, and a gateway's 502, 503 or
-// 504 (the authority behind it may still be at work), are not.
-func answered(cause error) bool {
-	ce, ok := einvoice.AsCallError(cause)
-	return ok && ce.Status != 0 && ce.Status != http.StatusBadGateway && ce.Status != http.StatusServiceUnavailable &&
-		ce.Status != http.StatusGatewayTimeout
-}
 
 // SettleOnce takes the submit jobs whose outcome is unknown (maybe sent) of
 // one tenant that has one due, with the tenant's others along, due or not,

@@ -179,11 +179,10 @@ func (s *Store) claimDue(ctx context.Context, owner string, now, leaseUntil time
 }
 
 // ClaimUnknown leases the unknown outcomes (maybe-sent submit jobs whose
-// lease has expired, past their SettleAfter) of the tenant
-// whose such job has been due longest, due or not, skipping a tenant that a
-// sweep holds. On PostgreSQL a claimer
-// skips the rows another is claiming, so two claimers at the very same
-// moment may still share one tenant's jobs out between them.
+// lease has expired, past their SettleAfter) of the tenant whose such job has
+// been due longest, due or not, skipping a tenant that a sweep holds. On
+// PostgreSQL a claimer skips the rows another is claiming, so two claimers at
+// the very same moment may still share one tenant's jobs out between them.
 func (s *Store) ClaimUnknown(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]*einvoice.Job, error) {
 	const unknown = `state = 'pending' AND kind = 'submit' AND maybe_sent AND lease_until <= $3 AND settle_after <= $3`
 	lock := ""
